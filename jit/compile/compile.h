@@ -1,0 +1,53 @@
+/* compile.h — CUDA C++ source to PTX text.
+ *
+ * NVRTC compiles in-process (fast, no temporary files). A file that needs the host compiler
+ * (a main(), kernel launches, host runtime calls, standard-library headers NVRTC does not ship)
+ * goes to `nvcc -ptx` instead, run as a child process. A `.ptx` file is read as it is.
+ * The PTX always carries line information (.file/.loc), so later stages can name source lines. */
+#ifndef GR_JIT_COMPILE_H
+#define GR_JIT_COMPILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+
+typedef enum gr_compiler { GR_COMPILER_AUTO = 0, GR_COMPILER_NVRTC, GR_COMPILER_NVCC } gr_compiler;
+
+typedef struct gr_compile_options {
+    const char *arch;        /* virtual arch, default "compute_90" when NULL */
+    bool source_faithful;    /* -G: keep every source-level access (no optimization) */
+    gr_compiler compiler;    /* auto: NVRTC unless the file has host code */
+    const char *const *include_dirs;
+    int n_include_dirs;
+    const char *const *defines; /* "NAME" or "NAME=VALUE" */
+    int n_defines;
+    const char *const *extra_flags; /* passed through verbatim (e.g. -default-device) */
+    int n_extra_flags;
+} gr_compile_options;
+
+typedef struct gr_compile_result {
+    char *ptx;          /* NUL-terminated */
+    size_t ptx_len;     /* without the NUL */
+    char *log;          /* compiler log (warnings, fallback notes), or NULL when empty */
+    gr_compiler used;   /* NVRTC or NVCC; AUTO for a .ptx input read as is */
+    char *command;      /* for nvcc: the command line used (for --verbose); else NULL */
+} gr_compile_result;
+
+/* FILE is a .cu (compiled) or a .ptx (read as is). `opt` may be NULL (all defaults).
+ * A missing file fails with GR_ERR_IO; a compiler error with GR_ERR_COMPILE, the message
+ * "compilation of FILE failed" and the full compiler log as the error's detail. */
+bool gr_compile_file(const char *path, const gr_compile_options *opt, gr_compile_result *out,
+                     gr_error *err);
+/* Compiles text held in memory; `name` stands for its file name in .file entries and logs,
+ * and its directory is searched for quoted includes. */
+bool gr_compile_source(const char *source, const char *name, const gr_compile_options *opt,
+                       gr_compile_result *out, gr_error *err);
+void gr_compile_result_free(gr_compile_result *r);
+
+/* True when the source needs the host compiler (see compile.c for the heuristic). */
+bool gr_source_has_host_code(const char *source);
+/* "nvrtc", "nvcc" or "auto". */
+const char *gr_compiler_name(gr_compiler c);
+
+#endif

@@ -1,0 +1,139 @@
+#include "jit/link/link.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nvJitLink.h>
+
+#include "common/strbuf.h"
+
+#define DEFAULT_SM_ARCH "sm_90"
+
+static const char *link_result_name(nvJitLinkResult r) {
+    switch (r) {
+    case NVJITLINK_SUCCESS: return "success";
+    case NVJITLINK_ERROR_UNRECOGNIZED_OPTION: return "unrecognized option";
+    case NVJITLINK_ERROR_MISSING_ARCH: return "missing -arch";
+    case NVJITLINK_ERROR_INVALID_INPUT: return "invalid input";
+    case NVJITLINK_ERROR_PTX_COMPILE: return "PTX compilation failed";
+    case NVJITLINK_ERROR_NVVM_COMPILE: return "NVVM compilation failed";
+    case NVJITLINK_ERROR_INTERNAL: return "internal error";
+    case NVJITLINK_ERROR_THREADPOOL: return "thread pool error";
+    case NVJITLINK_ERROR_UNRECOGNIZED_INPUT: return "unrecognized input";
+    case NVJITLINK_ERROR_FINALIZE: return "finalizer error";
+    case NVJITLINK_ERROR_NULL_INPUT: return "null input";
+    case NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS: return "incompatible options";
+    case NVJITLINK_ERROR_INCORRECT_INPUT_TYPE: return "incorrect input type";
+    case NVJITLINK_ERROR_ARCH_MISMATCH: return "architecture mismatch";
+    case NVJITLINK_ERROR_OUTDATED_LIBRARY: return "outdated library";
+    case NVJITLINK_ERROR_MISSING_FATBIN: return "missing fatbin";
+    case NVJITLINK_ERROR_UNRECOGNIZED_ARCH: return "unrecognized -arch value";
+    case NVJITLINK_ERROR_UNSUPPORTED_ARCH: return "unsupported -arch value";
+    case NVJITLINK_ERROR_LTO_NOT_ENABLED: return "requires -lto";
+    }
+    return "unknown nvJitLink error";
+}
+
+/* The linker's error log, or NULL when it has none. */
+static char *error_log(nvJitLinkHandle handle) {
+    size_t size = 0;
+    if (nvJitLinkGetErrorLogSize(handle, &size) != NVJITLINK_SUCCESS || size <= 1) return NULL;
+    char *log = malloc(size);
+    if (log && nvJitLinkGetErrorLog(handle, log) != NVJITLINK_SUCCESS) {
+        free(log);
+        return NULL;
+    }
+    return log;
+}
+
+/* The first "ptx input, line N" of a ptxas log (the line in the PTX module), or 0. */
+static int first_error_line(const char *log) {
+    const char *hit = log ? strstr(log, "ptx input, line ") : NULL;
+    return hit ? atoi(hit + strlen("ptx input, line ")) : 0;
+}
+
+/* Records a linker failure with its log as the detail; `module` names the input being added,
+ * or is NULL when the failure is not about one module. Bad PTX is an input error; a refused
+ * option or architecture is a usage error; anything else is internal. */
+static bool fail_link(gr_error *err, nvJitLinkHandle handle, nvJitLinkResult r, const char *what,
+                      const char *module) {
+    gr_status status = GR_ERR_INTERNAL;
+    if (r == NVJITLINK_ERROR_PTX_COMPILE || r == NVJITLINK_ERROR_INVALID_INPUT ||
+        r == NVJITLINK_ERROR_UNRECOGNIZED_INPUT || r == NVJITLINK_ERROR_FINALIZE ||
+        r == NVJITLINK_ERROR_ARCH_MISMATCH || r == NVJITLINK_ERROR_INCORRECT_INPUT_TYPE)
+        status = GR_ERR_INPUT;
+    else if (r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION || r == NVJITLINK_ERROR_MISSING_ARCH ||
+             r == NVJITLINK_ERROR_UNRECOGNIZED_ARCH || r == NVJITLINK_ERROR_UNSUPPORTED_ARCH)
+        status = GR_ERR_USAGE;
+    char *log = handle ? error_log(handle) : NULL;
+    int line = module ? first_error_line(log) : 0;
+    gr_fail_at(err, status, module, line, 0, "nvJitLink: %s: %s", what, link_result_name(r));
+    if (log) gr_error_set_detail(err, log);
+    free(log);
+    return false;
+}
+
+bool gr_link_ptx(const gr_link_input *inputs, int n_inputs, const char *sm_arch, void **cubin,
+                 size_t *cubin_len, gr_error *err) {
+    *cubin = NULL;
+    *cubin_len = 0;
+    if (!inputs || n_inputs <= 0) return gr_fail(err, GR_ERR_INTERNAL, "nothing to link");
+
+    gr_strbuf arch_option = GR_STRBUF_INIT;
+    gr_strbuf_appendf(&arch_option, "-arch=%s", sm_arch && sm_arch[0] ? sm_arch : DEFAULT_SM_ARCH);
+    if (arch_option.oom) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    const char *options[] = {arch_option.data};
+
+    nvJitLinkHandle handle = NULL;
+    nvJitLinkResult r = nvJitLinkCreate(&handle, 1, options);
+    if (r != NVJITLINK_SUCCESS) {
+        fail_link(err, handle, r, arch_option.data, NULL);
+        if (handle) nvJitLinkDestroy(&handle);
+        gr_strbuf_free(&arch_option);
+        return false;
+    }
+    gr_strbuf_free(&arch_option);
+
+    bool ok = true;
+    for (int i = 0; ok && i < n_inputs; i++) {
+        const char *name = inputs[i].name ? inputs[i].name : "module.ptx";
+        /* The PTX assembler reads text up to a NUL; hand it a terminated copy. */
+        size_t len = inputs[i].ptx_len;
+        while (len > 0 && inputs[i].ptx[len - 1] == '\0') len--;
+        char *text = malloc(len + 1);
+        if (!text) {
+            ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+            break;
+        }
+        memcpy(text, inputs[i].ptx, len);
+        text[len] = '\0';
+        r = nvJitLinkAddData(handle, NVJITLINK_INPUT_PTX, text, len + 1, name);
+        free(text);
+        if (r != NVJITLINK_SUCCESS) {
+            gr_strbuf what = GR_STRBUF_INIT;
+            gr_strbuf_appendf(&what, "cannot add %s", name);
+            ok = fail_link(err, handle, r, gr_strbuf_cstr(&what), name);
+            gr_strbuf_free(&what);
+        }
+    }
+    if (ok && (r = nvJitLinkComplete(handle)) != NVJITLINK_SUCCESS)
+        ok = fail_link(err, handle, r, "linking failed", NULL);
+    if (ok) {
+        size_t size = 0;
+        r = nvJitLinkGetLinkedCubinSize(handle, &size);
+        void *data = r == NVJITLINK_SUCCESS && size > 0 ? malloc(size) : NULL;
+        if (!data) {
+            ok = r == NVJITLINK_SUCCESS ? gr_fail(err, GR_ERR_NOMEM, "out of memory")
+                                        : fail_link(err, handle, r, "no cubin", NULL);
+        } else if ((r = nvJitLinkGetLinkedCubin(handle, data)) != NVJITLINK_SUCCESS) {
+            free(data);
+            ok = fail_link(err, handle, r, "cannot fetch the cubin", NULL);
+        } else {
+            *cubin = data;
+            *cubin_len = size;
+        }
+    }
+    nvJitLinkDestroy(&handle);
+    return ok;
+}

@@ -1,0 +1,1 @@
+#define HEADER_VALUE 4242
