@@ -1,0 +1,35 @@
+/* args.h — command-line options shared by the subcommands. */
+#ifndef GR_CLI_ARGS_H
+#define GR_CLI_ARGS_H
+
+#include <stdbool.h>
+
+#include "common/error.h"
+#include "jit/compile/compile.h"
+
+enum { CLI_MAX_LIST = 64 };
+
+/* Options every command that reads a kernel file understands. */
+typedef struct cli_source_options {
+    const char *file;
+    const char *kernel;         /* --kernel K */
+    gr_compile_options compile; /* --arch, --source-faithful, --compiler, -I, -D */
+    const char *include_dirs[CLI_MAX_LIST];
+    const char *defines[CLI_MAX_LIST];
+} cli_source_options;
+
+typedef enum cli_opt_arity { CLI_FLAG, CLI_VALUE } cli_opt_arity;
+
+typedef struct cli_opt_spec {
+    const char *name;     /* "--instrument" */
+    cli_opt_arity arity;
+    const char **value;   /* where a CLI_VALUE option stores its argument */
+    bool *flag;           /* where a CLI_FLAG option stores true */
+} cli_opt_spec;
+
+/* Parses argv[first..] for command `command`: the source options plus the command's own
+ * `specs` (terminated by a spec with name NULL). The one positional argument is FILE. */
+bool cli_parse(const char *command, int argc, char **argv, int first, cli_source_options *src,
+               const cli_opt_spec *specs, gr_error *err);
+
+#endif

@@ -1,0 +1,13 @@
+/* commands.h — one entry point per subcommand; each returns the process exit status. */
+#ifndef GR_CLI_COMMANDS_H
+#define GR_CLI_COMMANDS_H
+
+#include <stdbool.h>
+
+int cmd_info(int argc, char **argv);
+int cmd_ptx(int argc, char **argv);
+
+/* Prints the help of one subcommand; false when there is no such command. */
+bool cli_print_command_help(const char *command);
+
+#endif

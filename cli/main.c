@@ -1,0 +1,98 @@
+/* gpurace — find data races in CUDA kernels. Entry point: dispatches to a subcommand. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+#ifndef GPURACE_VERSION
+#define GPURACE_VERSION "0.0.0"
+#endif
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *synopsis;
+    const char *help;
+} command;
+
+static const char source_options_help[] =
+    "  --kernel K           the kernel to use when FILE defines several\n"
+    "  --source-faithful    compile with -G: every source-level access stays in the PTX,\n"
+    "                       so races the optimizer would hide stay visible\n"
+    "  --arch compute_XX    virtual architecture to compile for (default compute_90)\n"
+    "  --compiler C         nvrtc, nvcc or auto (default: NVRTC unless FILE has host code)\n"
+    "  -I DIR, -D NAME[=V]  include directories and macro definitions for the compiler\n";
+
+static const command commands[] = {
+    {"info", cmd_info, "gpurace info FILE [--kernel K]",
+     "Lists the kernels FILE defines with their parameters (names and C types), static and\n"
+     "dynamic shared memory, entry attributes and instruction counts.\n"},
+    {"ptx", cmd_ptx, "gpurace ptx FILE [--instrument] [--source-faithful] [-o OUT]",
+     "Prints the PTX gpurace analyses, printed back from its IR. With --instrument, every\n"
+     "global/shared/generic memory access, barrier, warp synchronization, fence, warp\n"
+     "collective and thread exit carries a call to a gpurace hook; a summary of the hooks goes\n"
+     "to standard error (--quiet leaves it out). -o writes to a file instead of stdout.\n"},
+};
+enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
+
+static void print_usage(FILE *out) {
+    fprintf(out,
+            "gpurace %s — find data races in CUDA kernels\n\n"
+            "usage:\n",
+            GPURACE_VERSION);
+    for (int i = 0; i < NCOMMANDS; i++) fprintf(out, "  %s\n", commands[i].synopsis);
+    fprintf(out,
+            "  gpurace help COMMAND\n\n"
+            "FILE is a .cu file (compiled with NVRTC, or nvcc when it has host code) or a .ptx file.\n"
+            "Options that every command reading FILE takes:\n%s"
+            "\nExit status: 0 no finding, 1 findings, 2 usage or input error, 3 internal error.\n",
+            source_options_help);
+}
+
+bool cli_print_command_help(const char *name) {
+    for (int i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(commands[i].name, name) != 0) continue;
+        printf("usage: %s\n\n%s\nOptions:\n%s", commands[i].synopsis, commands[i].help,
+               source_options_help);
+        return true;
+    }
+    return false;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        print_usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("gpurace %s\n", GPURACE_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        print_usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0) {
+        if (argc < 3) {
+            print_usage(stdout);
+            return 0;
+        }
+        if (cli_print_command_help(argv[2])) return 0;
+        fprintf(stderr, "gpurace: no command '%s' (see 'gpurace --help')\n", argv[2]);
+        return 2;
+    }
+    for (int i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(commands[i].name, cmd) != 0) continue;
+        for (int a = 2; a < argc; a++) {
+            if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
+                cli_print_command_help(cmd);
+                return 0;
+            }
+        }
+        return commands[i].run(argc, argv);
+    }
+    fprintf(stderr, "gpurace: unknown command '%s' (see 'gpurace --help')\n", cmd);
+    return 2;
+}

@@ -1,0 +1,66 @@
+/* signature.h — what a kernel looks like to its caller: name, parameters with names and C types,
+ * static shared memory, entry attributes.
+ *
+ * PTX alone knows parameter sizes but not names or C types. Types come from the demangled name
+ * (C++ kernels) or from the kernel's declaration in the source (extern "C" kernels, and names for
+ * every kernel); when neither is available we say so with the PTX type ("b64 (param 0)"). */
+#ifndef GR_JIT_SIGNATURE_H
+#define GR_JIT_SIGNATURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "jit/ptx/ptx_ir.h"
+
+typedef enum gr_param_kind {
+    GR_PARAM_SCALAR,  /* int, float, size_t, ... */
+    GR_PARAM_POINTER, /* T*: a buffer */
+    GR_PARAM_AGGREGATE, /* a struct or array passed by value (.b8 name[N]) */
+} gr_param_kind;
+
+typedef struct gr_kernel_param {
+    char *name;        /* from the source; "arg<N>" when unknown */
+    char *c_type;      /* "const float *", "int"; NULL when unknown */
+    char *elem_type;   /* pointee type for pointers ("float"), else NULL */
+    gr_param_kind kind;
+    int size;          /* bytes in the parameter space */
+    int align;
+    uint8_t ptx_type;  /* ptx_type of the .param (b8 for aggregates) */
+    bool name_from_source;
+} gr_kernel_param;
+
+typedef struct gr_kernel_sig {
+    const ptx_function *fn; /* the .entry in the module */
+    char *ptx_name;         /* as in PTX (mangled for C++ kernels) */
+    char *name;             /* unqualified name a user types for --kernel ("histogram") */
+    char *pretty;           /* demangled signature or "name(type, type)" */
+    bool extern_c;          /* PTX name is not mangled */
+    int source_line;        /* line of the declaration in the source, 0 if not found */
+    gr_kernel_param *params;
+    int nparams;
+    uint64_t static_shared_bytes; /* module and function-scope .shared variables it can see */
+    bool uses_dynamic_shared;     /* an .extern .shared array is declared in the module */
+} gr_kernel_sig;
+
+typedef struct gr_kernel_list {
+    gr_kernel_sig *kernels;
+    int count;
+} gr_kernel_list;
+
+/* Reads the signatures of every .entry in `m`. `source` (may be NULL) is the CUDA source the
+ * module came from, used for parameter names and extern "C" types. */
+bool gr_kernel_list_build(const ptx_module *m, const char *source, gr_kernel_list *out,
+                          gr_error *err);
+void gr_kernel_list_free(gr_kernel_list *list);
+
+/* Picks the kernel named `name` (unqualified name, pretty name or PTX name). With name == NULL
+ * the module must hold exactly one kernel; otherwise the error lists the choices. */
+const gr_kernel_sig *gr_kernel_select(const gr_kernel_list *list, const char *name,
+                                      gr_error *err);
+
+/* Itanium C++ demangling of a PTX symbol; NULL when `mangled` is not a mangled name.
+ * The caller frees the result. */
+char *gr_demangle(const char *mangled);
+
+#endif
