@@ -1,0 +1,157 @@
+/* The gpurace command as a user meets it: exit statuses of the contract, what info prints,
+ * errors that name the file and line. Runs the built binary. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "common/file.h"
+
+#define GPURACE GR_BINARY_DIR "/gpurace"
+#define DATA GR_SOURCE_DIR "/tests/cli/data/"
+
+typedef struct run_result {
+    int status;
+    char *out; /* stdout and stderr together */
+} run_result;
+
+static run_result run(const char *args) {
+    char tmp[] = "/tmp/gr_cli_outXXXXXX";
+    int fd = mkstemp(tmp);
+    cr_assert(fd >= 0);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s >%s 2>&1", GPURACE, args, tmp);
+    int rc = system(cmd);
+    run_result r = {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, NULL};
+    gr_error err = GR_ERROR_INIT;
+    r.out = gr_read_file(tmp, NULL, &err);
+    cr_assert(r.out, "cannot read command output");
+    remove(tmp);
+    return r;
+}
+
+#define ASSERT_HAS(r, text) \
+    cr_assert(strstr((r).out, (text)), "expected '%s' in output:\n%s", (text), (r).out)
+
+Test(cli, version_and_help) {
+    run_result r = run("--version");
+    cr_assert_eq(r.status, 0);
+    ASSERT_HAS(r, "gpurace ");
+    free(r.out);
+    r = run("--help");
+    cr_assert_eq(r.status, 0);
+    ASSERT_HAS(r, "gpurace info FILE");
+    free(r.out);
+    r = run("help ptx");
+    cr_assert_eq(r.status, 0);
+    ASSERT_HAS(r, "--instrument");
+    free(r.out);
+}
+
+Test(cli, usage_errors_exit_2) {
+    run_result r = run("frobnicate x.cu");
+    cr_assert_eq(r.status, 2);
+    ASSERT_HAS(r, "unknown command 'frobnicate'");
+    free(r.out);
+    r = run("info " DATA "two_kernels.cu --no-such-flag");
+    cr_assert_eq(r.status, 2);
+    ASSERT_HAS(r, "unknown option '--no-such-flag'");
+    free(r.out);
+    r = run("info");
+    cr_assert_eq(r.status, 2);
+    ASSERT_HAS(r, "needs a FILE");
+    free(r.out);
+    r = run("info " DATA "two_kernels.cu --compiler gcc");
+    cr_assert_eq(r.status, 2);
+    ASSERT_HAS(r, "--compiler must be nvrtc, nvcc or auto");
+    free(r.out);
+}
+
+Test(cli, missing_file_exit_2) {
+    run_result r = run("info " DATA "does_not_exist.cu");
+    cr_assert_eq(r.status, 2);
+    ASSERT_HAS(r, "does_not_exist.cu");
+    ASSERT_HAS(r, "cannot open");
+    free(r.out);
+}
+
+Test(cli, info_names_parameters_and_types) {
+    run_result r = run("info " DATA "two_kernels.cu");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    ASSERT_HAS(r, "2 kernels");
+    ASSERT_HAS(r, "kernel saxpy(float, const float *, float *, int)");
+    ASSERT_HAS(r, "max threads per block (.maxntid): 128,1,1");
+    ASSERT_HAS(r, "void transpose<double, 16>(double*, double const*, int)");
+    ASSERT_HAS(r, "static shared memory: 2176 bytes"); /* 16 x 17 doubles */
+    cr_assert(strstr(r.out, "width") && strstr(r.out, "in "), "parameter names from source:\n%s",
+              r.out);
+    free(r.out);
+}
+
+Test(cli, kernel_selection) {
+    run_result r = run("info " DATA "two_kernels.cu --kernel saxpy");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    ASSERT_HAS(r, "kernel saxpy");
+    cr_assert_null(strstr(r.out, "transpose<"), "only the chosen kernel:\n%s", r.out);
+    free(r.out);
+    r = run("info " DATA "two_kernels.cu --kernel nope");
+    cr_assert_eq(r.status, 2);
+    ASSERT_HAS(r, "no single kernel matches --kernel nope");
+    ASSERT_HAS(r, "saxpy(");
+    free(r.out);
+}
+
+Test(cli, dynamic_shared_memory) {
+    run_result r = run("info " DATA "dynamic_shared.cu");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    ASSERT_HAS(r, "dynamic shared memory: used");
+    free(r.out);
+}
+
+Test(cli, compile_error_names_file_and_line) {
+    run_result r = run("info " DATA "compile_error.cu");
+    cr_assert_eq(r.status, 2, "%s", r.out);
+    ASSERT_HAS(r, "compile_error.cu");
+    ASSERT_HAS(r, "(2)"); /* the compiler's log line for the undefined name */
+    ASSERT_HAS(r, "undefined_name");
+    free(r.out);
+}
+
+Test(cli, malformed_ptx_names_line) {
+    run_result r = run("ptx " DATA "malformed.ptx");
+    cr_assert_eq(r.status, 2, "%s", r.out);
+    ASSERT_HAS(r, "malformed.ptx:");
+    free(r.out);
+}
+
+Test(cli, ptx_output_parses_again_and_instrumented_has_hooks) {
+    char out_path[] = "/tmp/gr_cli_ptxXXXXXX.ptx";
+    int fd = mkstemps(out_path, 4);
+    cr_assert(fd >= 0);
+    char args[1024];
+    snprintf(args, sizeof args, "ptx --instrument --quiet " DATA "two_kernels.cu -o %s", out_path);
+    run_result r = run(args);
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    free(r.out);
+    gr_error err = GR_ERROR_INIT;
+    char *ptx = gr_read_file(out_path, NULL, &err);
+    cr_assert(ptx);
+    cr_assert(strstr(ptx, "__gr_hook_access"), "instrumented PTX calls the access hook");
+    cr_assert(strstr(ptx, "__gr_hook_sync"), "the barrier got its hook");
+    free(ptx);
+    /* our own output is valid input */
+    snprintf(args, sizeof args, "info %s", out_path);
+    r = run(args);
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    ASSERT_HAS(r, "2 kernels (PTX input");
+    free(r.out);
+    remove(out_path);
+}
+
+Test(cli, source_faithful_mode_reported) {
+    run_result r = run("info --source-faithful " DATA "dynamic_shared.cu");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    ASSERT_HAS(r, "source-faithful -G");
+    free(r.out);
+}
