@@ -1,0 +1,79 @@
+#include "oracle/detector.h"
+
+#include <stdlib.h>
+
+#include "oracle/fsm.h"
+#include "oracle/hb.h"
+
+struct gr_detector {
+    gr_detector_options opt;
+    gr_fsm *fsm;
+    gr_hb *hb;
+    gr_race_set races;
+    gr_detector_stats stats;
+    bool oom;
+};
+
+static void collect(void *user, const gr_race *race) {
+    gr_detector *d = user;
+    d->stats.races++;
+    if (!gr_race_set_add(&d->races, race, NULL)) d->oom = true;
+    if (d->opt.on_race) d->opt.on_race(d->opt.user, race);
+}
+
+gr_detector *gr_detector_create(const gr_launch_geometry *geom, const gr_detector_options *opt,
+                                gr_error *err) {
+    gr_detector *d = calloc(1, sizeof *d);
+    if (!d) {
+        gr_fail(err, GR_ERR_NOMEM, "out of memory creating a race detector");
+        return NULL;
+    }
+    d->opt = *opt;
+    bool lockstep = opt->warp_model == GR_WARP_LOCKSTEP;
+    if (opt->kind == GR_DETECTOR_HB) d->hb = gr_hb_create(geom, lockstep, collect, d, err);
+    else d->fsm = gr_fsm_create(geom, lockstep, collect, d, err);
+    if (!d->hb && !d->fsm) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static bool finish(gr_detector *d, bool ok, gr_error *err) {
+    if (ok && d->oom) return gr_fail(err, GR_ERR_NOMEM, "out of memory recording races");
+    return ok;
+}
+
+bool gr_detector_feed(gr_detector *d, const gr_event *ev, gr_error *err) {
+    d->stats.events++;
+    if (ev->type == GR_EV_ACCESS) d->stats.accesses++;
+    bool ok = d->hb ? gr_hb_event(d->hb, ev, err) : gr_fsm_event(d->fsm, ev, err);
+    return finish(d, ok, err);
+}
+
+bool gr_detector_access(gr_detector *d, const gr_access *a, gr_error *err) {
+    d->stats.events++;
+    d->stats.accesses++;
+    bool ok = d->hb ? gr_hb_access(d->hb, a, err) : gr_fsm_feed_access(d->fsm, a, err);
+    return finish(d, ok, err);
+}
+
+const gr_race_set *gr_detector_races(const gr_detector *d) { return &d->races; }
+
+gr_detector_stats gr_detector_get_stats(const gr_detector *d) {
+    gr_detector_stats s = d->stats;
+    if (d->fsm) {
+        s.undecided = gr_fsm_undecided(d->fsm);
+        s.shadow_bytes = gr_fsm_shadow_bytes(d->fsm);
+        s.tracked_bytes = gr_fsm_tracked_bytes(d->fsm);
+    }
+    return s;
+}
+
+void gr_detector_destroy(gr_detector *d) {
+    if (!d) return;
+    gr_fsm_destroy(d->fsm);
+    gr_hb_destroy(d->hb);
+    gr_race_set_free(&d->races);
+    free(d);
+}

@@ -1,0 +1,53 @@
+/* detector.h — one race detector interface over both implementations.
+ *
+ *   gr_detector_options opt = {.kind = GR_DETECTOR_FSM, .warp_model = GR_WARP_ITS};
+ *   gr_detector *d = gr_detector_create(&geom, &opt, &err);
+ *   for each event the backend produces: gr_detector_feed(d, &ev, &err);
+ *   const gr_race_set *races = gr_detector_races(d);   // deduplicated, first example + count
+ *   gr_detector_destroy(d);
+ *
+ * The event contract is in events.h. Semantics: docs/semantics.md. */
+#ifndef GR_ORACLE_DETECTOR_H
+#define GR_ORACLE_DETECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "oracle/events.h"
+#include "oracle/race.h"
+
+typedef enum gr_detector_kind { GR_DETECTOR_FSM = 0, GR_DETECTOR_HB } gr_detector_kind;
+typedef enum gr_warp_model { GR_WARP_ITS = 0, GR_WARP_LOCKSTEP } gr_warp_model;
+
+typedef struct gr_detector_options {
+    gr_detector_kind kind;
+    gr_warp_model warp_model;
+    gr_race_fn on_race;  /* optional: every occurrence, before deduplication */
+    void *user;
+} gr_detector_options;
+
+typedef struct gr_detector_stats {
+    uint64_t events;
+    uint64_t accesses;
+    uint64_t races;         /* occurrences */
+    uint64_t undecided;     /* FSM: accesses it could not decide (kept silent) */
+    size_t shadow_bytes;    /* FSM: shadow memory in use */
+    size_t tracked_bytes;   /* FSM: user bytes that shadow covers */
+} gr_detector_stats;
+
+typedef struct gr_detector gr_detector;
+
+gr_detector *gr_detector_create(const gr_launch_geometry *geom, const gr_detector_options *opt,
+                                gr_error *err);
+/* Feeds one event. Fails only for malformed events (thread out of range, barrier completing
+ * with no arrival) or when out of memory. */
+bool gr_detector_feed(gr_detector *d, const gr_event *ev, gr_error *err);
+/* The same for an access, without building a gr_event. */
+bool gr_detector_access(gr_detector *d, const gr_access *a, gr_error *err);
+const gr_race_set *gr_detector_races(const gr_detector *d);
+gr_detector_stats gr_detector_get_stats(const gr_detector *d);
+void gr_detector_destroy(gr_detector *d);
+
+#endif

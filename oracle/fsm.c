@@ -1,0 +1,369 @@
+/* fsm.c — host driver of the shadow FSM: shadow pages, per-thread sync state, events. */
+#include "oracle/fsm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "oracle/fsm_rules.h"
+
+_Static_assert((int)GR_FSM_KIND_ATOMIC_SCOPE == (int)GR_RACE_ATOMIC_SCOPE, "race kinds agree");
+_Static_assert((int)GR_FSM_KIND_WAW == (int)GR_RACE_WAW, "race kinds agree");
+_Static_assert((int)GR_FSM_CAUSE_NO_ACQUIRE == (int)GR_CAUSE_NO_ACQUIRE, "race causes agree");
+_Static_assert((int)GR_FSM_CAUSE_SAME_STEP == (int)GR_CAUSE_SAME_STEP, "race causes agree");
+_Static_assert((int)GR_FSM_FLAG_SCOPED == (int)GR_RACE_SCOPED &&
+                   (int)GR_FSM_FLAG_VOLATILE == (int)GR_RACE_VOLATILE,
+               "race flags agree");
+
+#define PAGE_WORDS 1024u /* shadow words per page: 4 KiB of user memory */
+#define MAX_BARRIERS 16u
+
+typedef struct fsm_thread {
+    uint32_t bar, wep;
+    uint8_t taint;        /* 0 none, 1 acquired in block scope, 2 may be ordered after anyone */
+    uint8_t fence_level;  /* widest fence so far: 0 none, 1 cta, 2 gpu */
+    uint8_t strong_read;  /* a strong read happened: a later fence acquires */
+    uint8_t touched;      /* accessed memory since its last barrier */
+    uint8_t exited;
+} fsm_thread;
+
+typedef struct fsm_barrier {
+    uint32_t arrived;
+    uint8_t arrive_only;
+    uint8_t taint;
+} fsm_barrier;
+
+typedef struct fsm_block {
+    uint8_t regular;
+    uint8_t rel;        /* bit0 some release in the block, bit1 a gpu-scope release */
+    uint8_t max_taint;
+    uint32_t live;
+    fsm_barrier bar[MAX_BARRIERS];
+} fsm_block;
+
+typedef struct shadow_page {
+    uint64_t key;  /* space/block/page number; 0 = empty slot */
+    uint64_t *words;
+} shadow_page;
+
+struct gr_fsm {
+    gr_launch_geometry geom;
+    uint32_t tpb, ws, wpb, nblocks, nthreads;
+    bool lockstep;
+    gr_race_fn on_race;
+    void *user;
+    fsm_thread *threads;
+    fsm_block *blocks;
+    uint8_t *warp_regular;  /* per warp (block * wpb + warp) */
+    uint8_t grid_rel;
+    shadow_page *pages;     /* open addressing on key */
+    size_t npages, cap_pages;
+    shadow_page *last;      /* one-entry cache */
+    uint64_t undecided;
+};
+
+static uint64_t page_key(uint8_t space, uint32_t block, uint64_t page) {
+    /* Shared windows are per block; global memory is one space. +1 keeps 0 free. */
+    uint64_t k = space == GR_SPACE_SHARED ? ((uint64_t)(block + 1) << 40) ^ page : page;
+    return (k << 1 | (space == GR_SPACE_SHARED)) + 1;
+}
+
+static size_t slot_of(uint64_t key, size_t cap) {
+    key ^= key >> 29;
+    key *= 0xbf58476d1ce4e5b9ULL;
+    key ^= key >> 32;
+    return (size_t)key & (cap - 1);
+}
+
+static bool grow_pages(gr_fsm *f) {
+    size_t cap = f->cap_pages ? f->cap_pages * 2 : 64;
+    shadow_page *pages = calloc(cap, sizeof *pages);
+    if (!pages) return false;
+    for (size_t i = 0; i < f->cap_pages; i++) {
+        if (!f->pages[i].key) continue;
+        size_t s = slot_of(f->pages[i].key, cap);
+        while (pages[s].key) s = (s + 1) & (cap - 1);
+        pages[s] = f->pages[i];
+    }
+    free(f->pages);
+    f->pages = pages;
+    f->cap_pages = cap;
+    f->last = NULL;
+    return true;
+}
+
+static uint64_t *shadow_words(gr_fsm *f, uint64_t key, gr_error *err) {
+    if (f->last && f->last->key == key) return f->last->words;
+    if ((f->npages + 1) * 2 > f->cap_pages && !grow_pages(f)) {
+        gr_fail(err, GR_ERR_NOMEM, "out of memory for FSM shadow pages");
+        return NULL;
+    }
+    size_t s = slot_of(key, f->cap_pages);
+    while (f->pages[s].key && f->pages[s].key != key) s = (s + 1) & (f->cap_pages - 1);
+    if (!f->pages[s].key) {
+        uint64_t *words = calloc(PAGE_WORDS, sizeof *words);
+        if (!words) {
+            gr_fail(err, GR_ERR_NOMEM, "out of memory for FSM shadow");
+            return NULL;
+        }
+        f->pages[s].key = key;
+        f->pages[s].words = words;
+        f->npages++;
+    }
+    f->last = &f->pages[s];
+    return f->last->words;
+}
+
+static void reset_state(gr_fsm *f) {
+    memset(f->threads, 0, f->nthreads * sizeof *f->threads);
+    for (uint32_t b = 0; b < f->nblocks; b++) {
+        memset(&f->blocks[b], 0, sizeof f->blocks[b]);
+        f->blocks[b].regular = 1;
+        f->blocks[b].live = f->tpb;
+    }
+    memset(f->warp_regular, 1, (size_t)f->nblocks * f->wpb);
+    f->grid_rel = 0;
+    for (size_t i = 0; i < f->cap_pages; i++)
+        if (f->pages[i].key) memset(f->pages[i].words, 0, PAGE_WORDS * sizeof(uint64_t));
+}
+
+gr_fsm *gr_fsm_create(const gr_launch_geometry *geom, bool lockstep, gr_race_fn on_race,
+                      void *user, gr_error *err) {
+    uint64_t tpb = gr_geom_threads_per_block(geom), nb = gr_geom_blocks(geom);
+    if (tpb == 0 || nb == 0) {
+        gr_fail(err, GR_ERR_USAGE, "empty launch geometry");
+        return NULL;
+    }
+    if (tpb * nb > GR_FSM_MAX_THREADS) {
+        gr_fail(err, GR_ERR_UNSUPPORTED,
+                "the shadow-FSM detector tracks at most %u threads per launch (this one has %llu);"
+                " use fewer blocks or --detector hb",
+                GR_FSM_MAX_THREADS, (unsigned long long)(tpb * nb));
+        return NULL;
+    }
+    gr_fsm *f = calloc(1, sizeof *f);
+    if (!f) goto oom;
+    f->geom = *geom;
+    f->tpb = (uint32_t)tpb;
+    f->ws = gr_geom_warp_size(geom);
+    f->wpb = gr_geom_warps_per_block(geom);
+    f->nblocks = (uint32_t)nb;
+    f->nthreads = (uint32_t)(tpb * nb);
+    f->lockstep = lockstep;
+    f->on_race = on_race;
+    f->user = user;
+    f->threads = calloc(f->nthreads, sizeof *f->threads);
+    f->blocks = calloc(f->nblocks, sizeof *f->blocks);
+    f->warp_regular = calloc((size_t)f->nblocks * f->wpb, 1);
+    if (!f->threads || !f->blocks || !f->warp_regular) goto oom;
+    reset_state(f);
+    return f;
+oom:
+    gr_fsm_destroy(f);
+    gr_fail(err, GR_ERR_NOMEM, "out of memory creating the FSM detector");
+    return NULL;
+}
+
+void gr_fsm_destroy(gr_fsm *f) {
+    if (!f) return;
+    for (size_t i = 0; i < f->cap_pages; i++) free(f->pages[i].words);
+    free(f->pages);
+    free(f->threads);
+    free(f->blocks);
+    free(f->warp_regular);
+    free(f);
+}
+
+uint64_t gr_fsm_undecided(const gr_fsm *f) { return f->undecided; }
+size_t gr_fsm_shadow_bytes(const gr_fsm *f) { return f->npages * PAGE_WORDS * sizeof(uint64_t); }
+size_t gr_fsm_tracked_bytes(const gr_fsm *f) { return f->npages * PAGE_WORDS * 4; }
+
+static uint8_t scope_level(uint8_t scope) { return scope == GR_SCOPE_CTA ? 1 : 2; }
+
+static void acquire(gr_fsm *f, fsm_thread *t, uint32_t block, uint8_t level) {
+    fsm_block *b = &f->blocks[block];
+    /* A block-scope acquire may pick up whatever some thread of the block got from afar. */
+    uint8_t got = level == 1 ? (b->max_taint == 2 ? 2 : 1) : 2;
+    if (got > t->taint) t->taint = got;
+    if (t->taint > b->max_taint) b->max_taint = t->taint;
+}
+
+static void release(gr_fsm *f, uint32_t block, uint8_t level) {
+    f->blocks[block].rel |= level == 2 ? 3 : 1;
+    if (level == 2) f->grid_rel |= 2;
+}
+
+static bool check_thread(const gr_fsm *f, uint32_t thread, gr_error *err) {
+    if (thread < f->nthreads) return true;
+    return gr_fail(err, GR_ERR_INTERNAL, "event names thread %u, but the launch has %u threads",
+                   thread, f->nthreads);
+}
+
+bool gr_fsm_feed_access(gr_fsm *f, const gr_access *a, gr_error *err) {
+    if (a->space != GR_SPACE_GLOBAL && a->space != GR_SPACE_SHARED) return true;
+    if (!check_thread(f, a->thread, err)) return false;
+    if (a->size == 0 || a->size > 16)
+        return gr_fail(err, GR_ERR_INTERNAL, "access of %u bytes", a->size);
+    fsm_thread *t = &f->threads[a->thread];
+    uint32_t block = a->thread / f->tpb;
+    uint32_t warp = block * f->wpb + (a->thread % f->tpb) / f->ws;
+    bool atomic = a->kind == GR_ACCESS_ATOMIC;
+    bool vol = !atomic && (a->flags & GR_ACCESS_VOLATILE);
+    bool reads = a->kind == GR_ACCESS_READ || (atomic && a->op != GR_ATOM_ST && a->op != GR_ATOM_RED);
+    bool writes = a->kind == GR_ACCESS_WRITE || (atomic && a->op != GR_ATOM_LD);
+    gr_fsm_access fa = {
+        .thread = a->thread, .bar = t->bar, .wep = t->wep,
+        .instr = a->instr >= GR_FSM_INSTR_UNKNOWN ? GR_FSM_INSTR_UNKNOWN : a->instr,
+        .write = writes, .atomic = atomic, .cta = atomic && a->scope == GR_SCOPE_CTA, .vol = vol,
+    };
+    gr_fsm_ctx ctx = {
+        .threads_per_block = f->tpb, .warp_size = f->ws,
+        .block_regular = f->blocks[block].regular, .warp_regular = f->warp_regular[warp],
+        .taint = t->taint, .lockstep = f->lockstep, .grid_rel = f->grid_rel,
+    };
+    t->touched = 1;
+    uint64_t first = a->addr & ~(uint64_t)3, end = a->addr + a->size;
+    for (uint64_t g = first; g < end; g += 4) {
+        uint64_t lo = g < a->addr ? a->addr : g, hi = g + 4 < end ? g + 4 : end;
+        fa.bytes = ((1u << (hi - lo)) - 1u) << (lo - g);
+        uint64_t gi = g >> 2;
+        uint64_t *words = shadow_words(f, page_key(a->space, block, gi / PAGE_WORDS), err);
+        if (!words) return false;
+        uint64_t *w = &words[gi % PAGE_WORDS];
+        if (gr_fsm_who(*w) != GR_FSM_WHO_NONE)
+            ctx.rep_block_rel = f->blocks[gr_fsm_rep(*w) / f->tpb].rel;
+        gr_fsm_result r = {0};
+        *w = gr_fsm_update(*w, &fa, &ctx, &r);
+        if (r.action == GR_FSM_ACT_UNDECIDED) {
+            f->undecided++;
+        } else if (r.action == GR_FSM_ACT_RACE && f->on_race) {
+            gr_race race = {
+                .kind = (uint8_t)r.kind, .cause = (uint8_t)r.cause, .space = a->space,
+                .flags = (uint8_t)r.flags, .block = a->space == GR_SPACE_SHARED ? block : 0,
+                .addr = lo, .first_thread = r.other_thread, .second_thread = a->thread,
+                .first_instr = r.other_instr == GR_FSM_INSTR_UNKNOWN ? GR_INSTR_UNKNOWN : r.other_instr,
+                .second_instr = a->instr, .count = 1,
+            };
+            f->on_race(f->user, &race);
+        }
+    }
+    /* Synchronization effects come after the access's own check. */
+    bool strong = atomic || vol;
+    if (strong && reads) {
+        t->strong_read = 1;
+        if (atomic && (a->sem == GR_SEM_ACQUIRE || a->sem == GR_SEM_ACQ_REL))
+            acquire(f, t, block, scope_level(a->scope));
+    }
+    if (strong && writes) {
+        uint8_t level = atomic ? scope_level(a->scope) : 2;
+        if (atomic && (a->sem == GR_SEM_RELEASE || a->sem == GR_SEM_ACQ_REL)) release(f, block, level);
+        else if (t->fence_level) release(f, block, t->fence_level < level ? t->fence_level : level);
+    }
+    return true;
+}
+
+/* Live lanes of a warp (exited threads left out). */
+static uint32_t live_mask(const gr_fsm *f, uint32_t block, uint32_t warp) {
+    uint32_t mask = 0, base = block * f->tpb + warp * f->ws;
+    for (uint32_t l = 0; l < f->ws && warp * f->ws + l < f->tpb; l++)
+        if (!f->threads[base + l].exited) mask |= 1u << l;
+    return mask;
+}
+
+static void warp_sync(gr_fsm *f, uint32_t block, uint32_t warp, uint32_t mask) {
+    uint32_t base = block * f->tpb + warp * f->ws;
+    uint32_t live = live_mask(f, block, warp);
+    uint8_t taint = 0;
+    for (uint32_t l = 0; l < f->ws && warp * f->ws + l < f->tpb; l++)
+        if ((mask >> l & 1u) && f->threads[base + l].taint > taint) taint = f->threads[base + l].taint;
+    bool full = (mask & live) == live;
+    if (!full) f->warp_regular[block * f->wpb + warp] = 0;
+    for (uint32_t l = 0; l < f->ws && warp * f->ws + l < f->tpb; l++) {
+        if (!(mask >> l & 1u)) continue;
+        fsm_thread *t = &f->threads[base + l];
+        if (full) t->wep++;
+        if (taint > t->taint) t->taint = taint;
+    }
+}
+
+static bool barrier_complete(gr_fsm *f, uint32_t block, uint32_t id, gr_error *err) {
+    fsm_block *b = &f->blocks[block];
+    fsm_barrier *bar = &b->bar[id];
+    if (bar->arrived == 0)
+        return gr_fail(err, GR_ERR_INTERNAL, "barrier %u of block %u completes with no arrival", id,
+                       block);
+    bool full = bar->arrived == b->live && !bar->arrive_only;
+    if (!full) b->regular = 0;
+    for (uint32_t i = 0; i < f->tpb; i++) {
+        fsm_thread *t = &f->threads[block * f->tpb + i];
+        if (t->exited) continue;
+        /* Over-approximating who took part only widens the taint: conservative. */
+        if (bar->taint > t->taint) t->taint = bar->taint;
+        if (full) {
+            t->bar++;
+            t->wep = 0;
+            t->touched = 0;
+        }
+    }
+    if (full) memset(&f->warp_regular[block * f->wpb], 1, f->wpb);
+    memset(bar, 0, sizeof *bar);
+    return true;
+}
+
+static bool warp_event(gr_fsm *f, const gr_event *ev, gr_error *err) {
+    if (ev->u.warp.block >= f->nblocks || ev->u.warp.warp >= f->wpb)
+        return gr_fail(err, GR_ERR_INTERNAL, "warp event names block %u warp %u", ev->u.warp.block,
+                       ev->u.warp.warp);
+    warp_sync(f, ev->u.warp.block, ev->u.warp.warp, ev->u.warp.mask);
+    return true;
+}
+
+bool gr_fsm_event(gr_fsm *f, const gr_event *ev, gr_error *err) {
+    switch ((gr_event_type)ev->type) {
+    case GR_EV_ACCESS: return gr_fsm_feed_access(f, &ev->u.access, err);
+    case GR_EV_BARRIER_ARRIVE: {
+        if (!check_thread(f, ev->u.arrive.thread, err)) return false;
+        if (ev->u.arrive.barrier >= MAX_BARRIERS)
+            return gr_fail(err, GR_ERR_INTERNAL, "barrier id %u out of range", ev->u.arrive.barrier);
+        fsm_thread *t = &f->threads[ev->u.arrive.thread];
+        fsm_barrier *bar = &f->blocks[ev->u.arrive.thread / f->tpb].bar[ev->u.arrive.barrier];
+        bar->arrived++;
+        if (!ev->u.arrive.waits) bar->arrive_only = 1;
+        if (t->taint > bar->taint) bar->taint = t->taint;
+        return true;
+    }
+    case GR_EV_BARRIER_COMPLETE:
+        if (ev->u.complete.block >= f->nblocks || ev->u.complete.barrier >= MAX_BARRIERS)
+            return gr_fail(err, GR_ERR_INTERNAL, "barrier completion names block %u barrier %u",
+                           ev->u.complete.block, ev->u.complete.barrier);
+        return barrier_complete(f, ev->u.complete.block, ev->u.complete.barrier, err);
+    case GR_EV_WARP_STEP:
+        if (!f->lockstep) return true;
+        /* In lockstep a converged step synchronizes its lanes, like a warp sync. */
+        return warp_event(f, ev, err);
+    case GR_EV_WARP_SYNC:
+        return warp_event(f, ev, err);
+    case GR_EV_FENCE: {
+        if (!check_thread(f, ev->u.fence.thread, err)) return false;
+        fsm_thread *t = &f->threads[ev->u.fence.thread];
+        uint8_t level = scope_level(ev->u.fence.scope);
+        if (t->strong_read) acquire(f, t, ev->u.fence.thread / f->tpb, level);
+        if (level > t->fence_level) t->fence_level = level;
+        return true;
+    }
+    case GR_EV_THREAD_EXIT: {
+        if (!check_thread(f, ev->u.exit.thread, err)) return false;
+        fsm_thread *t = &f->threads[ev->u.exit.thread];
+        if (t->exited) return true;
+        fsm_block *b = &f->blocks[ev->u.exit.thread / f->tpb];
+        t->exited = 1;
+        b->live--;
+        /* Its latest accesses will never be ordered by the barriers the others still pass. */
+        if (t->touched) b->regular = 0;
+        return true;
+    }
+    case GR_EV_KERNEL_END:
+        reset_state(f);
+        return true;
+    }
+    return gr_fail(err, GR_ERR_INTERNAL, "unknown event type %u", ev->type);
+}

@@ -1,0 +1,33 @@
+/* fsm.h — the shadow-FSM detector on the host (the simulator's default detector).
+ *
+ * Constant-size shadow: one 64-bit word per 4-byte granule (fsm_rules.h), updated by the shared
+ * transition function; per-thread synchronization state of a few bytes (barrier epoch, warp
+ * epoch, acquire taint, fence level). Where constant space cannot decide whether two accesses
+ * are ordered it stays silent and counts the access as undecided.
+ * Most users go through detector.h; this header is for the bench and tests. */
+#ifndef GR_ORACLE_FSM_H
+#define GR_ORACLE_FSM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "oracle/events.h"
+#include "oracle/race.h"
+
+typedef struct gr_fsm gr_fsm;
+
+/* Fails (GR_ERR_UNSUPPORTED) for grids of more than GR_FSM_MAX_THREADS threads. */
+gr_fsm *gr_fsm_create(const gr_launch_geometry *geom, bool lockstep, gr_race_fn on_race,
+                      void *user, gr_error *err);
+bool gr_fsm_event(gr_fsm *f, const gr_event *ev, gr_error *err);
+bool gr_fsm_feed_access(gr_fsm *f, const gr_access *a, gr_error *err);
+/* Accesses whose verdict constant space could not decide (reported as silence). */
+uint64_t gr_fsm_undecided(const gr_fsm *f);
+/* Shadow memory in use and the bytes of user memory it tracks (granules * 4). */
+size_t gr_fsm_shadow_bytes(const gr_fsm *f);
+size_t gr_fsm_tracked_bytes(const gr_fsm *f);
+void gr_fsm_destroy(gr_fsm *f);
+
+#endif

@@ -1,0 +1,333 @@
+/* fsm_rules.h — the shadow-FSM transition function, defined once for host C and for the device.
+ *
+ * This header compiles unchanged as C11 and as CUDA C++ under NVRTC: no libc, no host-only
+ * constructs. It knows nothing about how shadow words are stored; callers pass the old 64-bit
+ * shadow word, a description of the access and the synchronization context, and get the new
+ * word plus an action (nothing / race / undecided).
+ *
+ * Shadow word (one per 4-byte granule, 8 bytes = 2 shadow bytes per tracked byte). It
+ * summarizes the set of earlier accesses that may still race with later ones ("members"):
+ *   bits  0..3  state = who * 3 + epoch status          (who: none/one/warp/block/grid)
+ *   bits  4..23 rep   = linear id of the latest member's thread (20 bits)
+ *   bits 24..31 bar   = block-barrier epoch of the latest member (mod 256)
+ *   bits 32..39 wep   = warp-sync epoch since that barrier of the latest member (mod 256)
+ *   bits 40..43 bytes = union of the bytes of the granule the members touched
+ *   bit  44     uniform: every member touched exactly `bytes`
+ *   bits 45..46 write tri-state: no / some / all members write
+ *   bits 47..48 plain tri-state: no / some / all members are non-atomic
+ *   bit  49     some member is a block-scope atomic
+ *   bit  50     some member is volatile
+ *   bits 51..63 instruction id of the latest member (13 bits; all-ones = unknown)
+ * Epoch status: EXACT (all members at bar/wep), OLDW (one thread: its reads at bar/wep, its
+ * writes at an older barrier epoch), LOOSE (members at unknown older epochs).
+ *
+ * The decision is three-valued: for the class of members certainly unordered with the access
+ * we ask whether conflict and atomic-incompatibility are certain, possible or impossible; the
+ * action table below maps that to an action. Anything not certain is "undecided": silence. */
+#ifndef GR_ORACLE_FSM_RULES_H
+#define GR_ORACLE_FSM_RULES_H
+
+#if defined(__CUDACC_RTC__)
+typedef unsigned int gr_fsm_u32;
+typedef unsigned long long gr_fsm_u64;
+#else
+#include <stdint.h>
+typedef uint32_t gr_fsm_u32;
+typedef uint64_t gr_fsm_u64;
+#endif
+
+#if defined(__CUDACC__)
+#define GR_FSM_FN static __host__ __device__ inline
+#else
+#define GR_FSM_FN static inline
+#endif
+
+enum {
+    GR_FSM_WHO_NONE = 0, GR_FSM_WHO_ONE = 1, GR_FSM_WHO_WARP = 2, GR_FSM_WHO_BLOCK = 3,
+    GR_FSM_WHO_GRID = 4,
+};
+enum { GR_FSM_EXACT = 0, GR_FSM_OLDW = 1, GR_FSM_LOOSE = 2 };
+enum { GR_FSM_TRI_NONE = 0, GR_FSM_TRI_SOME = 1, GR_FSM_TRI_ALL = 2 };
+
+/* How the access relates to the members that matter. */
+enum { GR_FSM_ORD_ALL = 0, GR_FSM_UNORD = 1, GR_FSM_ORD_UNKNOWN = 2 };
+/* Certainty of a property: impossible, possible, certain. */
+enum { GR_FSM_NO = 0, GR_FSM_MAYBE = 1, GR_FSM_YES = 2 };
+enum { GR_FSM_ACT_NONE = 0, GR_FSM_ACT_RACE = 1, GR_FSM_ACT_UNDECIDED = 2 };
+
+#define GR_FSM_REP_BITS 20
+#define GR_FSM_MAX_THREADS (1u << GR_FSM_REP_BITS)
+#define GR_FSM_INSTR_BITS 13
+#define GR_FSM_INSTR_UNKNOWN ((1u << GR_FSM_INSTR_BITS) - 1u)
+
+/* The action table: X(order, conflict, incompatible, action). Defined once, read by the
+ * transition function through gr_fsm_action(); tests print it for docs/semantics.md. */
+#define GR_FSM_ACTION_TABLE(X)                                  \
+    X(GR_FSM_ORD_ALL, GR_FSM_NO, GR_FSM_NO, GR_FSM_ACT_NONE)             \
+    X(GR_FSM_ORD_ALL, GR_FSM_NO, GR_FSM_MAYBE, GR_FSM_ACT_NONE)          \
+    X(GR_FSM_ORD_ALL, GR_FSM_NO, GR_FSM_YES, GR_FSM_ACT_NONE)            \
+    X(GR_FSM_ORD_ALL, GR_FSM_MAYBE, GR_FSM_NO, GR_FSM_ACT_NONE)          \
+    X(GR_FSM_ORD_ALL, GR_FSM_MAYBE, GR_FSM_MAYBE, GR_FSM_ACT_NONE)       \
+    X(GR_FSM_ORD_ALL, GR_FSM_MAYBE, GR_FSM_YES, GR_FSM_ACT_NONE)         \
+    X(GR_FSM_ORD_ALL, GR_FSM_YES, GR_FSM_NO, GR_FSM_ACT_NONE)            \
+    X(GR_FSM_ORD_ALL, GR_FSM_YES, GR_FSM_MAYBE, GR_FSM_ACT_NONE)         \
+    X(GR_FSM_ORD_ALL, GR_FSM_YES, GR_FSM_YES, GR_FSM_ACT_NONE)           \
+    X(GR_FSM_UNORD, GR_FSM_NO, GR_FSM_NO, GR_FSM_ACT_NONE)               \
+    X(GR_FSM_UNORD, GR_FSM_NO, GR_FSM_MAYBE, GR_FSM_ACT_NONE)            \
+    X(GR_FSM_UNORD, GR_FSM_NO, GR_FSM_YES, GR_FSM_ACT_NONE)              \
+    X(GR_FSM_UNORD, GR_FSM_MAYBE, GR_FSM_NO, GR_FSM_ACT_NONE)            \
+    X(GR_FSM_UNORD, GR_FSM_MAYBE, GR_FSM_MAYBE, GR_FSM_ACT_UNDECIDED)    \
+    X(GR_FSM_UNORD, GR_FSM_MAYBE, GR_FSM_YES, GR_FSM_ACT_UNDECIDED)      \
+    X(GR_FSM_UNORD, GR_FSM_YES, GR_FSM_NO, GR_FSM_ACT_NONE)              \
+    X(GR_FSM_UNORD, GR_FSM_YES, GR_FSM_MAYBE, GR_FSM_ACT_UNDECIDED)      \
+    X(GR_FSM_UNORD, GR_FSM_YES, GR_FSM_YES, GR_FSM_ACT_RACE)             \
+    X(GR_FSM_ORD_UNKNOWN, GR_FSM_NO, GR_FSM_NO, GR_FSM_ACT_NONE)         \
+    X(GR_FSM_ORD_UNKNOWN, GR_FSM_NO, GR_FSM_MAYBE, GR_FSM_ACT_NONE)      \
+    X(GR_FSM_ORD_UNKNOWN, GR_FSM_NO, GR_FSM_YES, GR_FSM_ACT_NONE)        \
+    X(GR_FSM_ORD_UNKNOWN, GR_FSM_MAYBE, GR_FSM_NO, GR_FSM_ACT_NONE)      \
+    X(GR_FSM_ORD_UNKNOWN, GR_FSM_MAYBE, GR_FSM_MAYBE, GR_FSM_ACT_UNDECIDED) \
+    X(GR_FSM_ORD_UNKNOWN, GR_FSM_MAYBE, GR_FSM_YES, GR_FSM_ACT_UNDECIDED) \
+    X(GR_FSM_ORD_UNKNOWN, GR_FSM_YES, GR_FSM_NO, GR_FSM_ACT_NONE)        \
+    X(GR_FSM_ORD_UNKNOWN, GR_FSM_YES, GR_FSM_MAYBE, GR_FSM_ACT_UNDECIDED) \
+    X(GR_FSM_ORD_UNKNOWN, GR_FSM_YES, GR_FSM_YES, GR_FSM_ACT_UNDECIDED)
+
+GR_FSM_FN gr_fsm_u32 gr_fsm_action(gr_fsm_u32 order, gr_fsm_u32 conflict, gr_fsm_u32 incompat) {
+    /* Packed from the table: 2 bits per (order, conflict, incompat) entry. */
+    gr_fsm_u64 packed = 0;
+#define GR_FSM_PACK(o, c, i, act) \
+    packed |= (gr_fsm_u64)(act) << (2u * ((gr_fsm_u32)(o) * 9u + (gr_fsm_u32)(c) * 3u + (gr_fsm_u32)(i)));
+    GR_FSM_ACTION_TABLE(GR_FSM_PACK)
+#undef GR_FSM_PACK
+    return (gr_fsm_u32)(packed >> (2u * (order * 9u + conflict * 3u + incompat))) & 3u;
+}
+
+/* The access, as the transition function sees it (registers on the device). */
+typedef struct gr_fsm_access {
+    gr_fsm_u32 thread;  /* linear thread id < GR_FSM_MAX_THREADS */
+    gr_fsm_u32 bar;     /* the thread's block-barrier epoch (full counter) */
+    gr_fsm_u32 wep;     /* the thread's warp-sync epoch since its last barrier (full counter) */
+    gr_fsm_u32 instr;
+    gr_fsm_u32 bytes;   /* 4-bit mask of the granule's bytes */
+    gr_fsm_u32 write;   /* writes memory (stores, RMW atomics, reductions) */
+    gr_fsm_u32 atomic;  /* morally strong atomic */
+    gr_fsm_u32 cta;     /* atomic of block scope */
+    gr_fsm_u32 vol;     /* volatile */
+} gr_fsm_access;
+
+/* Synchronization context of the accessing thread and of the recorded members' block. */
+typedef struct gr_fsm_ctx {
+    gr_fsm_u32 threads_per_block;
+    gr_fsm_u32 warp_size;
+    gr_fsm_u32 block_regular;  /* all barriers of this block so far included every live thread */
+    gr_fsm_u32 warp_regular;   /* all warp syncs since the last barrier had the full live mask */
+    gr_fsm_u32 taint;          /* 0 no acquire, 1 may have acquired within its block, 2 from any */
+    gr_fsm_u32 lockstep;
+    /* release flags of the members' block (rep's block): bit0 any release, bit1 gpu release,
+     * and of the whole grid (bit1 only). */
+    gr_fsm_u32 rep_block_rel;
+    gr_fsm_u32 grid_rel;
+} gr_fsm_ctx;
+
+typedef struct gr_fsm_result {
+    gr_fsm_u32 action;
+    gr_fsm_u32 other_thread;  /* a member's thread and instruction, for the report */
+    gr_fsm_u32 other_instr;
+    gr_fsm_u32 other_write;   /* the member (rep) wrote: RAW vs WAR */
+    gr_fsm_u32 kind;          /* gr_race_kind */
+    gr_fsm_u32 cause;         /* gr_race_cause */
+    gr_fsm_u32 flags;         /* GR_RACE_SCOPED / GR_RACE_VOLATILE */
+} gr_fsm_result;
+
+/* Field access. */
+#define GR_FSM_GET(w, lo, n) ((gr_fsm_u32)(((w) >> (lo)) & ((1ull << (n)) - 1ull)))
+GR_FSM_FN gr_fsm_u32 gr_fsm_state(gr_fsm_u64 w) { return GR_FSM_GET(w, 0, 4); }
+GR_FSM_FN gr_fsm_u32 gr_fsm_who(gr_fsm_u64 w) { return gr_fsm_state(w) / 3u; }
+GR_FSM_FN gr_fsm_u32 gr_fsm_estat(gr_fsm_u64 w) { return gr_fsm_state(w) % 3u; }
+GR_FSM_FN gr_fsm_u32 gr_fsm_rep(gr_fsm_u64 w) { return GR_FSM_GET(w, 4, 20); }
+GR_FSM_FN gr_fsm_u32 gr_fsm_bar(gr_fsm_u64 w) { return GR_FSM_GET(w, 24, 8); }
+GR_FSM_FN gr_fsm_u32 gr_fsm_wep(gr_fsm_u64 w) { return GR_FSM_GET(w, 32, 8); }
+GR_FSM_FN gr_fsm_u32 gr_fsm_bytes(gr_fsm_u64 w) { return GR_FSM_GET(w, 40, 4); }
+GR_FSM_FN gr_fsm_u32 gr_fsm_uniform(gr_fsm_u64 w) { return GR_FSM_GET(w, 44, 1); }
+GR_FSM_FN gr_fsm_u32 gr_fsm_wtri(gr_fsm_u64 w) { return GR_FSM_GET(w, 45, 2); }
+GR_FSM_FN gr_fsm_u32 gr_fsm_ptri(gr_fsm_u64 w) { return GR_FSM_GET(w, 47, 2); }
+GR_FSM_FN gr_fsm_u32 gr_fsm_cta(gr_fsm_u64 w) { return GR_FSM_GET(w, 49, 1); }
+GR_FSM_FN gr_fsm_u32 gr_fsm_vol(gr_fsm_u64 w) { return GR_FSM_GET(w, 50, 1); }
+GR_FSM_FN gr_fsm_u32 gr_fsm_instr(gr_fsm_u64 w) { return GR_FSM_GET(w, 51, 13); }
+#undef GR_FSM_GET
+
+GR_FSM_FN gr_fsm_u64 gr_fsm_pack(gr_fsm_u32 who, gr_fsm_u32 estat, gr_fsm_u32 rep, gr_fsm_u32 bar,
+                                 gr_fsm_u32 wep, gr_fsm_u32 bytes, gr_fsm_u32 uniform,
+                                 gr_fsm_u32 wtri, gr_fsm_u32 ptri, gr_fsm_u32 cta, gr_fsm_u32 vol,
+                                 gr_fsm_u32 instr) {
+    if (instr > GR_FSM_INSTR_UNKNOWN) instr = GR_FSM_INSTR_UNKNOWN;
+    return (gr_fsm_u64)(who * 3u + estat) | (gr_fsm_u64)(rep & 0xfffffu) << 4 |
+           (gr_fsm_u64)(bar & 0xffu) << 24 | (gr_fsm_u64)(wep & 0xffu) << 32 |
+           (gr_fsm_u64)(bytes & 0xfu) << 40 | (gr_fsm_u64)(uniform & 1u) << 44 |
+           (gr_fsm_u64)(wtri & 3u) << 45 | (gr_fsm_u64)(ptri & 3u) << 47 |
+           (gr_fsm_u64)(cta & 1u) << 49 | (gr_fsm_u64)(vol & 1u) << 50 | (gr_fsm_u64)instr << 51;
+}
+
+GR_FSM_FN gr_fsm_u32 gr_fsm_tri_merge(gr_fsm_u32 tri, gr_fsm_u32 one) {
+    gr_fsm_u32 t = one ? GR_FSM_TRI_ALL : GR_FSM_TRI_NONE;
+    return tri == t ? t : GR_FSM_TRI_SOME;
+}
+
+/* The shadow word holding only this access. */
+GR_FSM_FN gr_fsm_u64 gr_fsm_single(const gr_fsm_access *a) {
+    return gr_fsm_pack(GR_FSM_WHO_ONE, GR_FSM_EXACT, a->thread, a->bar, a->wep, a->bytes, 1u,
+                       a->write ? GR_FSM_TRI_ALL : GR_FSM_TRI_NONE,
+                       a->atomic ? GR_FSM_TRI_NONE : GR_FSM_TRI_ALL, a->atomic && a->cta, a->vol,
+                       a->instr);
+}
+
+/* Race kinds, causes and flags, equal to gr_race_kind / gr_race_cause / GR_RACE_* (race.h
+ * is host-only; fsm.c checks that the values agree). */
+enum {
+    GR_FSM_KIND_RAW = 0, GR_FSM_KIND_WAR, GR_FSM_KIND_WAW, GR_FSM_KIND_ATOMIC_PLAIN,
+    GR_FSM_KIND_ATOMIC_SCOPE,
+};
+enum {
+    GR_FSM_CAUSE_NO_SYNC_BLOCKS = 0, GR_FSM_CAUSE_NO_BARRIER, GR_FSM_CAUSE_NO_WARP_SYNC,
+    GR_FSM_CAUSE_SAME_STEP, GR_FSM_CAUSE_SCOPE_ATOMIC, GR_FSM_CAUSE_SCOPE_FENCE,
+    GR_FSM_CAUSE_NO_ACQUIRE,
+};
+enum { GR_FSM_FLAG_SCOPED = 1, GR_FSM_FLAG_VOLATILE = 2 };
+
+/* One transition: old shadow word + access -> new shadow word; *r says what to report. */
+GR_FSM_FN gr_fsm_u64 gr_fsm_update(gr_fsm_u64 w, const gr_fsm_access *a, const gr_fsm_ctx *c,
+                                   gr_fsm_result *r) {
+    r->action = GR_FSM_ACT_NONE;
+    gr_fsm_u32 who = gr_fsm_who(w);
+    if (who == GR_FSM_WHO_NONE) return gr_fsm_single(a);
+
+    gr_fsm_u32 estat = gr_fsm_estat(w), rep = gr_fsm_rep(w), bytes = gr_fsm_bytes(w);
+    gr_fsm_u32 wtri = gr_fsm_wtri(w), ptri = gr_fsm_ptri(w), some_cta = gr_fsm_cta(w);
+    gr_fsm_u32 tpb = c->threads_per_block, ws = c->warp_size;
+    gr_fsm_u32 rep_block = rep / tpb, my_block = a->thread / tpb;
+    gr_fsm_u32 rep_warp = (rep % tpb) / ws, my_warp = (a->thread % tpb) / ws;
+    gr_fsm_u32 dbar = (a->bar - gr_fsm_bar(w)) & 0xffu, dwep = (a->wep - gr_fsm_wep(w)) & 0xffu;
+    /* An equal 8-bit epoch may hide a multiple of 256 once the full counter passed 255. */
+    gr_fsm_u32 bar_ambiguous = a->bar > 0xffu, wep_ambiguous = a->wep > 0xffu;
+
+    gr_fsm_u32 same_thread = (who == GR_FSM_WHO_ONE && rep == a->thread);
+    gr_fsm_u32 same_block = (who <= GR_FSM_WHO_BLOCK && rep_block == my_block);
+    gr_fsm_u32 same_warp = same_block && who <= GR_FSM_WHO_WARP && rep_warp == my_warp;
+    gr_fsm_u32 writes_ordered = 0; /* OLDW: the members' writes are ordered before the access */
+    gr_fsm_u32 cross = 0;          /* the unordered members lie in other blocks */
+    gr_fsm_u32 order, cause = GR_FSM_CAUSE_NO_SYNC_BLOCKS;
+
+    if (same_thread) {
+        order = GR_FSM_ORD_ALL; /* program order */
+    } else if (same_block) {
+        cause = GR_FSM_CAUSE_NO_BARRIER;
+        if (!c->block_regular) {
+            order = GR_FSM_ORD_UNKNOWN;
+        } else if (dbar != 0) {
+            order = GR_FSM_ORD_ALL; /* a barrier of the whole block lies between */
+        } else if (same_warp) {
+            cause = c->lockstep ? GR_FSM_CAUSE_SAME_STEP : GR_FSM_CAUSE_NO_WARP_SYNC;
+            if (!c->warp_regular) order = GR_FSM_ORD_UNKNOWN;
+            else if (dwep != 0) order = GR_FSM_ORD_ALL; /* a full-warp sync lies between */
+            else if (bar_ambiguous || wep_ambiguous || estat == GR_FSM_LOOSE) order = GR_FSM_ORD_UNKNOWN;
+            else order = GR_FSM_UNORD;
+        } else if (bar_ambiguous || estat == GR_FSM_LOOSE) {
+            order = GR_FSM_ORD_UNKNOWN;
+        } else {
+            /* Same barrier epoch; the members in other warps (there is at least one: a single
+             * member in another warp, or a summary spanning warps) are unordered. */
+            order = GR_FSM_UNORD;
+        }
+        if (order == GR_FSM_UNORD && estat == GR_FSM_OLDW) writes_ordered = 1;
+        /* A release/acquire chain inside the block could order them after all. */
+        if (order == GR_FSM_UNORD && c->taint >= 1u && (c->rep_block_rel & 1u)) {
+            order = GR_FSM_ORD_UNKNOWN;
+            cause = GR_FSM_CAUSE_NO_ACQUIRE;
+        }
+    } else {
+        /* Members in other blocks: only release/acquire at device scope can order them. */
+        cross = 1;
+        order = GR_FSM_UNORD;
+        gr_fsm_u32 rel = who == GR_FSM_WHO_GRID ? c->grid_rel : c->rep_block_rel;
+        if (c->taint == 2u && (rel & 2u)) order = GR_FSM_ORD_UNKNOWN;
+        if (c->taint == 1u || ((rel & 1u) && !(rel & 2u))) cause = GR_FSM_CAUSE_SCOPE_FENCE;
+    }
+
+    /* Conflict: overlapping bytes and a write on either side. */
+    gr_fsm_u32 overlap_any = (a->bytes & bytes) != 0;
+    gr_fsm_u32 overlap_all = ((a->bytes & bytes) == bytes) || (gr_fsm_uniform(w) && overlap_any);
+    gr_fsm_u32 conflict;
+    if (writes_ordered) {
+        /* Only the reads at the current epochs are unordered. */
+        conflict = !overlap_any || !a->write ? GR_FSM_NO : overlap_all ? GR_FSM_YES : GR_FSM_MAYBE;
+    } else if (!overlap_any || (!a->write && wtri == GR_FSM_TRI_NONE)) {
+        conflict = GR_FSM_NO;
+    } else {
+        conflict = overlap_all && (a->write || wtri == GR_FSM_TRI_ALL) ? GR_FSM_YES : GR_FSM_MAYBE;
+    }
+    /* Atomic incompatibility: a non-atomic side, or a scope that misses the other block. */
+    gr_fsm_u32 incompat;
+    if (!a->atomic || ptri == GR_FSM_TRI_ALL || (cross && a->cta)) incompat = GR_FSM_YES;
+    else if (ptri == GR_FSM_TRI_SOME || (cross && some_cta)) incompat = GR_FSM_MAYBE;
+    else incompat = GR_FSM_NO;
+
+    r->action = gr_fsm_action(order, conflict, incompat);
+    if (r->action == GR_FSM_ACT_RACE) {
+        gr_fsm_u32 member_atomic = ptri == GR_FSM_TRI_NONE;
+        r->other_thread = rep;
+        r->other_instr = gr_fsm_instr(w);
+        r->other_write = wtri != GR_FSM_TRI_NONE && !writes_ordered;
+        r->flags = 0;
+        if (a->atomic && member_atomic) {
+            r->kind = GR_FSM_KIND_ATOMIC_SCOPE;
+            r->flags |= GR_FSM_FLAG_SCOPED;
+            cause = GR_FSM_CAUSE_SCOPE_ATOMIC;
+        } else if (a->atomic != member_atomic && (a->atomic || ptri == GR_FSM_TRI_NONE)) {
+            r->kind = GR_FSM_KIND_ATOMIC_PLAIN;
+        } else if (!a->write) {
+            r->kind = GR_FSM_KIND_RAW;
+        } else {
+            r->kind = r->other_write ? GR_FSM_KIND_WAW : GR_FSM_KIND_WAR;
+        }
+        if (cause == GR_FSM_CAUSE_SCOPE_FENCE) r->flags |= GR_FSM_FLAG_SCOPED;
+        /* Both sides strong and at least one volatile: a warning, not an error. */
+        if ((a->vol && (gr_fsm_vol(w) || member_atomic)) || (a->atomic && gr_fsm_vol(w)))
+            r->flags |= GR_FSM_FLAG_VOLATILE;
+        r->cause = cause;
+    }
+
+    /* Next state. Members ordered before a covering access are dropped (FastTrack): a write
+     * covers everything, a read covers reads; an atomic covers only atomics of its block whose
+     * scope is at least as wide. */
+    if (order == GR_FSM_ORD_ALL) {
+        gr_fsm_u32 covers_kind = a->write || wtri == GR_FSM_TRI_NONE;
+        gr_fsm_u32 covers_atomicity =
+            !a->atomic || (ptri == GR_FSM_TRI_NONE && (a->cta || !some_cta));
+        if (covers_kind && covers_atomicity) return gr_fsm_single(a);
+        /* A thread re-reading what it wrote before a barrier: keep the write, mark it older. */
+        if (same_thread && !a->write && !a->atomic && dbar != 0 && c->block_regular &&
+            estat != GR_FSM_LOOSE)
+            return gr_fsm_pack(GR_FSM_WHO_ONE, GR_FSM_OLDW, a->thread, a->bar, a->wep,
+                               bytes | a->bytes, gr_fsm_uniform(w) && bytes == a->bytes,
+                               GR_FSM_TRI_SOME, gr_fsm_tri_merge(ptri, 1u), some_cta,
+                               gr_fsm_vol(w) | a->vol, a->instr);
+    }
+    gr_fsm_u32 nwho;
+    if (same_thread) nwho = GR_FSM_WHO_ONE;
+    else if (same_warp || (who == GR_FSM_WHO_ONE && rep_block == my_block && rep_warp == my_warp))
+        nwho = GR_FSM_WHO_WARP;
+    else if (who <= GR_FSM_WHO_BLOCK && rep_block == my_block) nwho = GR_FSM_WHO_BLOCK;
+    else nwho = GR_FSM_WHO_GRID;
+    /* The merged set keeps exact epochs only when every member shares the access's epochs. */
+    gr_fsm_u32 nestat = GR_FSM_LOOSE;
+    if (nwho != GR_FSM_WHO_GRID && c->block_regular && dbar == 0 && !bar_ambiguous &&
+        (nwho == GR_FSM_WHO_BLOCK || (dwep == 0 && !wep_ambiguous && c->warp_regular))) {
+        if (estat == GR_FSM_EXACT) nestat = GR_FSM_EXACT;
+        else if (estat == GR_FSM_OLDW && nwho == GR_FSM_WHO_ONE && !a->write) nestat = GR_FSM_OLDW;
+    }
+    return gr_fsm_pack(nwho, nestat, a->thread, a->bar, a->wep, bytes | a->bytes,
+                       gr_fsm_uniform(w) && bytes == a->bytes, gr_fsm_tri_merge(wtri, a->write),
+                       gr_fsm_tri_merge(ptri, !a->atomic), some_cta | (a->atomic && a->cta),
+                       gr_fsm_vol(w) | a->vol, a->instr);
+}
+
+#endif

@@ -1,0 +1,643 @@
+/* hb.c — vector-clock happens-before detector. */
+#include "oracle/hb.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BARRIERS 16u
+
+/* A vector clock: one optional segment of clocks per block. */
+typedef struct vclock {
+    uint32_t **seg;
+} vclock;
+
+/* An access that may still race. */
+typedef struct hb_acc {
+    uint32_t thread, clock, instr;
+    uint8_t write, atomic, scope, vol;
+} hb_acc;
+
+typedef struct acc_list {
+    hb_acc *v;
+    uint32_t n, cap;
+} acc_list;
+
+typedef struct hb_cell {
+    acc_list acc;
+} hb_cell;
+
+/* A release recorded on a location: who released at which scope, and what they knew. */
+typedef struct rel_entry {
+    uint32_t block;
+    uint8_t scope;  /* 0 cta, 1 gpu */
+    vclock vc;
+} rel_entry;
+
+typedef struct sync_obj {
+    rel_entry *e;
+    uint32_t n, cap;
+} sync_obj;
+
+typedef struct hb_thread {
+    vclock vc;
+    vclock rel_fence[2];  /* what it knew at its last fence of scope >= cta / >= gpu */
+    vclock pending[2];    /* releases seen by strong reads, acquired by a later fence */
+    uint8_t has_fence[2];
+    uint8_t strong_read;  /* performed a strong read (a later fence may acquire) */
+    uint8_t cta_acquire;  /* performed a block-scope acquire (for the scoped diagnosis) */
+    uint8_t exited;
+} hb_thread;
+
+typedef struct hb_barrier {
+    vclock acc;
+    uint32_t *waiters;
+    uint32_t nwait;
+    uint32_t arrived;
+} hb_barrier;
+
+/* Hash map from a location key to an index. */
+typedef struct loc_key {
+    uint64_t addr;
+    uint32_t block;
+    uint32_t space;
+} loc_key;
+
+typedef struct loc_map {
+    loc_key *keys;
+    uint32_t *vals;  /* index + 1; 0 empty */
+    size_t cap, n;
+} loc_map;
+
+struct gr_hb {
+    uint32_t tpb, ws, wpb, nblocks, nthreads;
+    bool lockstep;
+    gr_race_fn on_race;
+    void *user;
+    hb_thread *threads;
+    hb_barrier *barriers;  /* nblocks * MAX_BARRIERS */
+    uint8_t *block_cta_release;  /* a block-scope release happened in the block */
+    loc_map cells_map;
+    hb_cell *cells;
+    size_t ncells, cap_cells;
+    loc_map sync_map;
+    sync_obj *syncs;
+    size_t nsyncs, cap_syncs;
+    bool oom;
+};
+
+/* ---- vector clocks ---- */
+
+static uint32_t vc_get(const gr_hb *h, const vclock *v, uint32_t thread) {
+    const uint32_t *s = v->seg[thread / h->tpb];
+    return s ? s[thread % h->tpb] : 0;
+}
+
+static uint32_t *vc_seg(gr_hb *h, vclock *v, uint32_t block) {
+    if (!v->seg[block]) {
+        v->seg[block] = calloc(h->tpb, sizeof(uint32_t));
+        if (!v->seg[block]) h->oom = true;
+    }
+    return v->seg[block];
+}
+
+static void vc_set(gr_hb *h, vclock *v, uint32_t thread, uint32_t clock) {
+    uint32_t *s = vc_seg(h, v, thread / h->tpb);
+    if (s) s[thread % h->tpb] = clock;
+}
+
+static bool vc_init(gr_hb *h, vclock *v) {
+    v->seg = calloc(h->nblocks, sizeof *v->seg);
+    if (!v->seg) h->oom = true;
+    return v->seg != NULL;
+}
+
+static void vc_free(gr_hb *h, vclock *v) {
+    if (!v->seg) return;
+    for (uint32_t b = 0; b < h->nblocks; b++) free(v->seg[b]);
+    free(v->seg);
+    v->seg = NULL;
+}
+
+static void vc_clear(gr_hb *h, vclock *v) {
+    for (uint32_t b = 0; b < h->nblocks; b++)
+        if (v->seg[b]) memset(v->seg[b], 0, h->tpb * sizeof(uint32_t));
+}
+
+static void vc_join(gr_hb *h, vclock *dst, const vclock *src) {
+    for (uint32_t b = 0; b < h->nblocks; b++) {
+        const uint32_t *s = src->seg[b];
+        if (!s) continue;
+        uint32_t *d = vc_seg(h, dst, b);
+        if (!d) return;
+        for (uint32_t i = 0; i < h->tpb; i++)
+            if (s[i] > d[i]) d[i] = s[i];
+    }
+}
+
+static void vc_copy(gr_hb *h, vclock *dst, const vclock *src) {
+    vc_clear(h, dst);
+    vc_join(h, dst, src);
+}
+
+static uint32_t clock_of(const gr_hb *h, uint32_t thread) {
+    return vc_get(h, &h->threads[thread].vc, thread);
+}
+
+static void tick(gr_hb *h, uint32_t thread) {
+    vc_set(h, &h->threads[thread].vc, thread, clock_of(h, thread) + 1);
+}
+
+/* ---- location maps ---- */
+
+static size_t key_hash(const loc_key *k) {
+    uint64_t x = k->addr * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)k->block << 32 | k->space);
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    return (size_t)(x ^ (x >> 29));
+}
+
+static bool key_eq(const loc_key *a, const loc_key *b) {
+    return a->addr == b->addr && a->block == b->block && a->space == b->space;
+}
+
+/* Returns the index for the key, or UINT32_MAX when absent (and `insert_index` is 0), after
+ * inserting `insert_index` otherwise. */
+static uint32_t map_find(gr_hb *h, loc_map *m, const loc_key *k, uint32_t insert_index) {
+    if (insert_index && (m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 256;
+        loc_key *keys = calloc(cap, sizeof *keys);
+        uint32_t *vals = calloc(cap, sizeof *vals);
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            h->oom = true;
+            return UINT32_MAX;
+        }
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->vals[i]) continue;
+            size_t s = key_hash(&m->keys[i]) & (cap - 1);
+            while (vals[s]) s = (s + 1) & (cap - 1);
+            keys[s] = m->keys[i];
+            vals[s] = m->vals[i];
+        }
+        free(m->keys);
+        free(m->vals);
+        m->keys = keys;
+        m->vals = vals;
+        m->cap = cap;
+    }
+    if (!m->cap) return UINT32_MAX;
+    size_t s = key_hash(k) & (m->cap - 1);
+    while (m->vals[s]) {
+        if (key_eq(&m->keys[s], k)) return m->vals[s] - 1;
+        s = (s + 1) & (m->cap - 1);
+    }
+    if (!insert_index) return UINT32_MAX;
+    m->keys[s] = *k;
+    m->vals[s] = insert_index;
+    m->n++;
+    return insert_index - 1;
+}
+
+static void map_free(loc_map *m) {
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static hb_cell *cell_for(gr_hb *h, const loc_key *k) {
+    uint32_t i = map_find(h, &h->cells_map, k, 0);
+    if (i != UINT32_MAX) return &h->cells[i];
+    if (h->ncells == h->cap_cells) {
+        size_t cap = h->cap_cells ? h->cap_cells * 2 : 256;
+        hb_cell *cells = realloc(h->cells, cap * sizeof *cells);
+        if (!cells) {
+            h->oom = true;
+            return NULL;
+        }
+        h->cells = cells;
+        h->cap_cells = cap;
+    }
+    i = map_find(h, &h->cells_map, k, (uint32_t)h->ncells + 1);
+    if (i == UINT32_MAX) return NULL;
+    memset(&h->cells[i], 0, sizeof h->cells[i]);
+    h->ncells++;
+    return &h->cells[i];
+}
+
+static sync_obj *sync_for(gr_hb *h, const loc_key *k, bool create) {
+    uint32_t i = map_find(h, &h->sync_map, k, 0);
+    if (i != UINT32_MAX) return &h->syncs[i];
+    if (!create) return NULL;
+    if (h->nsyncs == h->cap_syncs) {
+        size_t cap = h->cap_syncs ? h->cap_syncs * 2 : 64;
+        sync_obj *s = realloc(h->syncs, cap * sizeof *s);
+        if (!s) {
+            h->oom = true;
+            return NULL;
+        }
+        h->syncs = s;
+        h->cap_syncs = cap;
+    }
+    i = map_find(h, &h->sync_map, k, (uint32_t)h->nsyncs + 1);
+    if (i == UINT32_MAX) return NULL;
+    memset(&h->syncs[i], 0, sizeof h->syncs[i]);
+    h->nsyncs++;
+    return &h->syncs[i];
+}
+
+static void sync_clear(gr_hb *h, sync_obj *s) {
+    for (uint32_t i = 0; i < s->n; i++) vc_free(h, &s->e[i].vc);
+    s->n = 0;
+}
+
+/* Adds (or widens) the release entry of `block` at `scope` with what `v` knows. */
+static void sync_add(gr_hb *h, sync_obj *s, uint32_t block, uint8_t scope, const vclock *v) {
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->e[i].block == block && s->e[i].scope == scope) {
+            vc_join(h, &s->e[i].vc, v);
+            return;
+        }
+    if (s->n == s->cap) {
+        uint32_t cap = s->cap ? s->cap * 2 : 2;
+        rel_entry *e = realloc(s->e, cap * sizeof *e);
+        if (!e) {
+            h->oom = true;
+            return;
+        }
+        s->e = e;
+        s->cap = cap;
+    }
+    rel_entry *e = &s->e[s->n];
+    e->block = block;
+    e->scope = scope;
+    if (!vc_init(h, &e->vc)) return;
+    s->n++;
+    vc_join(h, &e->vc, v);
+}
+
+/* A scope covers a pair of threads when it is gpu-wide or they share a block. */
+static bool covers(uint8_t scope, uint32_t block_a, uint32_t block_b) {
+    return scope >= 1 || block_a == block_b;
+}
+
+/* Joins into `dst` the entries of `s` that an acquire at `scope` by a thread of `block` pairs
+ * with: the release scope covers the acquirer and the acquire scope covers the releaser. */
+static void sync_acquire(gr_hb *h, vclock *dst, const sync_obj *s, uint32_t block, uint8_t scope) {
+    for (uint32_t i = 0; i < s->n; i++)
+        if (covers(s->e[i].scope, s->e[i].block, block) && covers(scope, block, s->e[i].block))
+            vc_join(h, dst, &s->e[i].vc);
+}
+
+/* ---- life cycle ---- */
+
+static void reset_all(gr_hb *h) {
+    for (uint32_t t = 0; t < h->nthreads; t++) {
+        hb_thread *th = &h->threads[t];
+        vc_clear(h, &th->vc);
+        for (int s = 0; s < 2; s++) {
+            vc_clear(h, &th->rel_fence[s]);
+            vc_clear(h, &th->pending[s]);
+            th->has_fence[s] = 0;
+        }
+        th->cta_acquire = 0;
+        th->strong_read = 0;
+        th->exited = 0;
+        vc_set(h, &th->vc, t, 1);
+    }
+    for (uint32_t i = 0; i < h->nblocks * MAX_BARRIERS; i++) {
+        vc_clear(h, &h->barriers[i].acc);
+        h->barriers[i].nwait = h->barriers[i].arrived = 0;
+    }
+    memset(h->block_cta_release, 0, h->nblocks);
+    for (size_t i = 0; i < h->ncells; i++) free(h->cells[i].acc.v);
+    h->ncells = 0;
+    map_free(&h->cells_map);
+    for (size_t i = 0; i < h->nsyncs; i++) {
+        sync_clear(h, &h->syncs[i]);
+        free(h->syncs[i].e);
+    }
+    h->nsyncs = 0;
+    map_free(&h->sync_map);
+}
+
+gr_hb *gr_hb_create(const gr_launch_geometry *geom, bool lockstep, gr_race_fn on_race, void *user,
+                    gr_error *err) {
+    uint64_t tpb = gr_geom_threads_per_block(geom), nb = gr_geom_blocks(geom);
+    if (tpb == 0 || nb == 0 || tpb * nb > UINT32_MAX / 2) {
+        gr_fail(err, GR_ERR_USAGE, "launch geometry out of range for the happens-before detector");
+        return NULL;
+    }
+    gr_hb *h = calloc(1, sizeof *h);
+    if (!h) goto oom;
+    h->tpb = (uint32_t)tpb;
+    h->ws = gr_geom_warp_size(geom);
+    h->wpb = gr_geom_warps_per_block(geom);
+    h->nblocks = (uint32_t)nb;
+    h->nthreads = (uint32_t)(tpb * nb);
+    h->lockstep = lockstep;
+    h->on_race = on_race;
+    h->user = user;
+    h->threads = calloc(h->nthreads, sizeof *h->threads);
+    h->barriers = calloc((size_t)h->nblocks * MAX_BARRIERS, sizeof *h->barriers);
+    h->block_cta_release = calloc(h->nblocks, 1);
+    if (!h->threads || !h->barriers || !h->block_cta_release) goto oom;
+    for (uint32_t t = 0; t < h->nthreads; t++) {
+        hb_thread *th = &h->threads[t];
+        if (!vc_init(h, &th->vc) || !vc_init(h, &th->rel_fence[0]) || !vc_init(h, &th->rel_fence[1]) ||
+            !vc_init(h, &th->pending[0]) || !vc_init(h, &th->pending[1]))
+            goto oom;
+    }
+    for (uint32_t i = 0; i < h->nblocks * MAX_BARRIERS; i++) {
+        if (!vc_init(h, &h->barriers[i].acc)) goto oom;
+        h->barriers[i].waiters = calloc(h->tpb, sizeof(uint32_t));
+        if (!h->barriers[i].waiters) goto oom;
+    }
+    reset_all(h);
+    if (h->oom) goto oom;
+    return h;
+oom:
+    gr_hb_destroy(h);
+    gr_fail(err, GR_ERR_NOMEM, "out of memory creating the happens-before detector");
+    return NULL;
+}
+
+void gr_hb_destroy(gr_hb *h) {
+    if (!h) return;
+    if (h->threads) {
+        for (uint32_t t = 0; t < h->nthreads; t++) {
+            hb_thread *th = &h->threads[t];
+            vc_free(h, &th->vc);
+            for (int s = 0; s < 2; s++) {
+                vc_free(h, &th->rel_fence[s]);
+                vc_free(h, &th->pending[s]);
+            }
+        }
+    }
+    if (h->barriers) {
+        for (uint32_t i = 0; i < h->nblocks * MAX_BARRIERS; i++) {
+            vc_free(h, &h->barriers[i].acc);
+            free(h->barriers[i].waiters);
+        }
+    }
+    for (size_t i = 0; i < h->ncells; i++) free(h->cells[i].acc.v);
+    for (size_t i = 0; i < h->nsyncs; i++) {
+        sync_clear(h, &h->syncs[i]);
+        free(h->syncs[i].e);
+    }
+    free(h->cells);
+    free(h->syncs);
+    map_free(&h->cells_map);
+    map_free(&h->sync_map);
+    free(h->threads);
+    free(h->barriers);
+    free(h->block_cta_release);
+    free(h);
+}
+
+/* ---- accesses ---- */
+
+static bool check_thread(const gr_hb *h, uint32_t thread, gr_error *err) {
+    if (thread < h->nthreads) return true;
+    return gr_fail(err, GR_ERR_INTERNAL, "event names thread %u, but the launch has %u threads",
+                   thread, h->nthreads);
+}
+
+static bool oom_error(gr_hb *h, gr_error *err) {
+    if (!h->oom) return true;
+    return gr_fail(err, GR_ERR_NOMEM, "out of memory in the happens-before detector");
+}
+
+/* Would a race between `old` and `new` be excused by both being atomics of covering scope? */
+static bool atomic_pair_ok(const gr_hb *h, const hb_acc *x, const hb_acc *y) {
+    if (!x->atomic || !y->atomic) return false;
+    uint32_t bx = x->thread / h->tpb, by = y->thread / h->tpb;
+    return covers(x->scope, bx, by) && covers(y->scope, bx, by);
+}
+
+/* May `old` be dropped once `nw` (which `old` happens before) is recorded? Only if every later
+ * access racing with `old` also races with `nw`. */
+static bool covered_by(const gr_hb *h, const hb_acc *old, const hb_acc *nw) {
+    if (old->write && !nw->write) return false;
+    if (!nw->atomic) return true;
+    return old->atomic && old->thread / h->tpb == nw->thread / h->tpb && old->scope >= nw->scope;
+}
+
+static void report(gr_hb *h, const hb_acc *old, const hb_acc *nw, const gr_access *a,
+                   uint64_t addr) {
+    uint32_t bo = old->thread / h->tpb, bn = nw->thread / h->tpb;
+    gr_race r = {.space = a->space, .block = a->space == GR_SPACE_SHARED ? bn : 0, .addr = addr,
+                 .first_thread = old->thread, .second_thread = nw->thread,
+                 .first_instr = old->instr, .second_instr = nw->instr, .count = 1};
+    if (old->atomic && nw->atomic) {
+        r.kind = GR_RACE_ATOMIC_SCOPE;
+        r.flags |= GR_RACE_SCOPED;
+        r.cause = GR_CAUSE_SCOPE_ATOMIC;
+    } else {
+        if (old->atomic != nw->atomic) r.kind = GR_RACE_ATOMIC_PLAIN;
+        else if (!nw->write) r.kind = GR_RACE_RAW;
+        else r.kind = old->write ? GR_RACE_WAW : GR_RACE_WAR;
+        if (bo != bn) {
+            if (h->threads[nw->thread].cta_acquire || h->block_cta_release[bo]) {
+                r.cause = GR_CAUSE_SCOPE_FENCE;
+                r.flags |= GR_RACE_SCOPED;
+            } else {
+                r.cause = GR_CAUSE_NO_SYNC_BLOCKS;
+            }
+        } else if ((old->thread % h->tpb) / h->ws != (nw->thread % h->tpb) / h->ws) {
+            r.cause = GR_CAUSE_NO_BARRIER;
+        } else {
+            r.cause = h->lockstep ? GR_CAUSE_SAME_STEP : GR_CAUSE_NO_WARP_SYNC;
+        }
+        bool strong_old = old->atomic || old->vol, strong_new = nw->atomic || nw->vol;
+        if (strong_old && strong_new && (old->vol || nw->vol)) r.flags |= GR_RACE_VOLATILE;
+    }
+    if (h->on_race) h->on_race(h->user, &r);
+}
+
+static bool list_push(gr_hb *h, acc_list *l, const hb_acc *x) {
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 2;
+        hb_acc *v = realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            h->oom = true;
+            return false;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *x;
+    return true;
+}
+
+/* Checks one byte; `seen` holds the signatures already reported for this access. */
+static void check_byte(gr_hb *h, hb_cell *c, const hb_acc *nw, const gr_access *a, uint64_t addr,
+                       uint32_t *seen, uint32_t *nseen) {
+    const vclock *vc = &h->threads[nw->thread].vc;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < c->acc.n; i++) {
+        hb_acc *old = &c->acc.v[i];
+        bool ordered = old->thread == nw->thread || vc_get(h, vc, old->thread) >= old->clock;
+        if (!ordered && (old->write || nw->write) && !atomic_pair_ok(h, old, nw)) {
+            bool dup = false;
+            for (uint32_t s = 0; s < *nseen; s++) dup |= seen[s] == old->instr;
+            if (!dup) {
+                if (*nseen < 8) seen[(*nseen)++] = old->instr;
+                report(h, old, nw, a, addr);
+            }
+        }
+        if (ordered && covered_by(h, old, nw)) continue;
+        c->acc.v[keep++] = *old;
+    }
+    c->acc.n = keep;
+    list_push(h, &c->acc, nw);
+}
+
+bool gr_hb_access(gr_hb *h, const gr_access *a, gr_error *err) {
+    if (a->space != GR_SPACE_GLOBAL && a->space != GR_SPACE_SHARED) return true;
+    if (!check_thread(h, a->thread, err)) return false;
+    if (a->size == 0 || a->size > 16)
+        return gr_fail(err, GR_ERR_INTERNAL, "access of %u bytes", a->size);
+    uint32_t t = a->thread, block = t / h->tpb;
+    hb_thread *th = &h->threads[t];
+    bool atomic = a->kind == GR_ACCESS_ATOMIC;
+    bool vol = !atomic && (a->flags & GR_ACCESS_VOLATILE);
+    bool reads = a->kind == GR_ACCESS_READ || (atomic && a->op != GR_ATOM_ST && a->op != GR_ATOM_RED);
+    bool writes = a->kind == GR_ACCESS_WRITE || (atomic && a->op != GR_ATOM_LD);
+    uint8_t scope = atomic ? (a->scope == GR_SCOPE_CTA ? 0 : 1) : 1; /* volatile: system */
+    hb_acc nw = {.thread = t, .clock = clock_of(h, t), .instr = a->instr, .write = writes,
+                 .atomic = atomic, .scope = scope, .vol = vol};
+    uint32_t sblock = a->space == GR_SPACE_SHARED ? block : 0;
+    uint32_t seen[8], nseen = 0;
+    for (uint32_t i = 0; i < a->size; i++) {
+        loc_key k = {.addr = a->addr + i, .block = sblock, .space = a->space};
+        hb_cell *c = cell_for(h, &k);
+        if (!c) return oom_error(h, err);
+        check_byte(h, c, &nw, a, a->addr + i, seen, &nseen);
+    }
+
+    /* Release/acquire through this location (keyed by its first byte). */
+    bool strong = atomic || vol;
+    loc_key k = {.addr = a->addr, .block = sblock, .space = a->space};
+    if (strong && reads) {
+        sync_obj *s = sync_for(h, &k, false);
+        bool acq = atomic && (a->sem == GR_SEM_ACQUIRE || a->sem == GR_SEM_ACQ_REL);
+        if (s) {
+            if (acq) sync_acquire(h, &th->vc, s, block, scope);
+            /* A later fence of scope >= sc acquires what this strong read saw. */
+            for (uint8_t sc = 0; sc <= scope; sc++) sync_acquire(h, &th->pending[sc], s, block, sc);
+        }
+        if (acq && scope == 0) th->cta_acquire = 1;
+        th->strong_read = 1;
+    }
+    if (writes) {
+        bool rmw = atomic && reads;
+        bool rel = atomic && (a->sem == GR_SEM_RELEASE || a->sem == GR_SEM_ACQ_REL);
+        bool fenced = strong && (th->has_fence[0] || th->has_fence[1]);
+        sync_obj *s = sync_for(h, &k, rel || fenced);
+        if (s) {
+            /* A non-RMW write ends the release sequence; an RMW continues it. */
+            if (!rmw) sync_clear(h, s);
+            if (rel) {
+                sync_add(h, s, block, scope, &th->vc);
+                if (scope == 0) h->block_cta_release[block] = 1;
+            } else if (strong) {
+                for (uint8_t sc = 0; sc <= scope; sc++)
+                    if (th->has_fence[sc]) {
+                        sync_add(h, s, block, sc, &th->rel_fence[sc]);
+                        if (sc == 0 && !th->has_fence[1]) h->block_cta_release[block] = 1;
+                    }
+            }
+        }
+        if (rel) tick(h, t);
+    }
+    return oom_error(h, err);
+}
+
+/* ---- synchronization ---- */
+
+static void fence(gr_hb *h, uint32_t t, uint8_t scope) {
+    hb_thread *th = &h->threads[t];
+    /* Acquire side: releases seen by earlier strong reads of sufficient scope. */
+    for (uint8_t sc = 0; sc <= scope; sc++) vc_join(h, &th->vc, &th->pending[sc]);
+    if (scope == 0 && th->strong_read) th->cta_acquire = 1;
+    /* Release side: remember what the thread knows now for later strong writes. */
+    for (uint8_t sc = 0; sc <= scope; sc++) {
+        vc_copy(h, &th->rel_fence[sc], &th->vc);
+        th->has_fence[sc] = 1;
+    }
+    tick(h, t);
+}
+
+static void warp_sync(gr_hb *h, uint32_t block, uint32_t warp, uint32_t mask) {
+    uint32_t base = block * h->tpb + warp * h->ws;
+    uint32_t lanes = h->ws;
+    if (warp * h->ws + lanes > h->tpb) lanes = h->tpb - warp * h->ws;
+    vclock joined;
+    if (!vc_init(h, &joined)) return;
+    for (uint32_t l = 0; l < lanes; l++)
+        if (mask >> l & 1u) vc_join(h, &joined, &h->threads[base + l].vc);
+    for (uint32_t l = 0; l < lanes; l++) {
+        if (!(mask >> l & 1u)) continue;
+        vc_join(h, &h->threads[base + l].vc, &joined);
+        tick(h, base + l);
+    }
+    vc_free(h, &joined);
+}
+
+static bool warp_event(gr_hb *h, const gr_event *ev, gr_error *err) {
+    if (ev->u.warp.block >= h->nblocks || ev->u.warp.warp >= h->wpb)
+        return gr_fail(err, GR_ERR_INTERNAL, "warp event names block %u warp %u", ev->u.warp.block,
+                       ev->u.warp.warp);
+    warp_sync(h, ev->u.warp.block, ev->u.warp.warp, ev->u.warp.mask);
+    return oom_error(h, err);
+}
+
+bool gr_hb_event(gr_hb *h, const gr_event *ev, gr_error *err) {
+    switch ((gr_event_type)ev->type) {
+    case GR_EV_ACCESS: return gr_hb_access(h, &ev->u.access, err);
+    case GR_EV_BARRIER_ARRIVE: {
+        uint32_t t = ev->u.arrive.thread;
+        if (!check_thread(h, t, err)) return false;
+        if (ev->u.arrive.barrier >= MAX_BARRIERS)
+            return gr_fail(err, GR_ERR_INTERNAL, "barrier id %u out of range", ev->u.arrive.barrier);
+        hb_barrier *b = &h->barriers[(t / h->tpb) * MAX_BARRIERS + ev->u.arrive.barrier];
+        vc_join(h, &b->acc, &h->threads[t].vc);
+        b->arrived++;
+        if (ev->u.arrive.waits && b->nwait < h->tpb) b->waiters[b->nwait++] = t;
+        tick(h, t);
+        return oom_error(h, err);
+    }
+    case GR_EV_BARRIER_COMPLETE: {
+        if (ev->u.complete.block >= h->nblocks || ev->u.complete.barrier >= MAX_BARRIERS)
+            return gr_fail(err, GR_ERR_INTERNAL, "barrier completion names block %u barrier %u",
+                           ev->u.complete.block, ev->u.complete.barrier);
+        hb_barrier *b = &h->barriers[ev->u.complete.block * MAX_BARRIERS + ev->u.complete.barrier];
+        if (b->arrived == 0)
+            return gr_fail(err, GR_ERR_INTERNAL, "barrier %u of block %u completes with no arrival",
+                           ev->u.complete.barrier, ev->u.complete.block);
+        for (uint32_t i = 0; i < b->nwait; i++) vc_join(h, &h->threads[b->waiters[i]].vc, &b->acc);
+        vc_clear(h, &b->acc);
+        b->nwait = b->arrived = 0;
+        return oom_error(h, err);
+    }
+    case GR_EV_WARP_STEP:
+        if (!h->lockstep) return true;
+        /* In lockstep a converged step synchronizes its lanes, like a warp sync. */
+        return warp_event(h, ev, err);
+    case GR_EV_WARP_SYNC:
+        return warp_event(h, ev, err);
+    case GR_EV_FENCE:
+        if (!check_thread(h, ev->u.fence.thread, err)) return false;
+        fence(h, ev->u.fence.thread, ev->u.fence.scope == GR_SCOPE_CTA ? 0 : 1);
+        return oom_error(h, err);
+    case GR_EV_THREAD_EXIT:
+        if (!check_thread(h, ev->u.exit.thread, err)) return false;
+        h->threads[ev->u.exit.thread].exited = 1;
+        return true;
+    case GR_EV_KERNEL_END:
+        reset_all(h);
+        return oom_error(h, err);
+    }
+    return gr_fail(err, GR_ERR_INTERNAL, "unknown event type %u", ev->type);
+}

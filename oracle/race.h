@@ -1,0 +1,75 @@
+/* race.h — race records and their deduplication.
+ *
+ * A race signature is the unordered pair of static instruction ids plus the race kind; the
+ * set keeps the first example of each signature (threads, address) and counts occurrences. */
+#ifndef GR_ORACLE_RACE_H
+#define GR_ORACLE_RACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GR_INSTR_UNKNOWN UINT32_MAX
+
+typedef enum gr_race_kind {
+    GR_RACE_RAW = 0,       /* a read after an unordered write */
+    GR_RACE_WAR,           /* a write after an unordered read */
+    GR_RACE_WAW,           /* two unordered writes */
+    GR_RACE_ATOMIC_PLAIN,  /* an atomic and a non-atomic access */
+    GR_RACE_ATOMIC_SCOPE,  /* two atomics whose scopes do not both include both threads */
+} gr_race_kind;
+
+enum {
+    GR_RACE_SCOPED = 1u << 0,    /* synchronization existed but its scope was too narrow */
+    GR_RACE_VOLATILE = 1u << 1,  /* both accesses strong (volatile): severity warning */
+};
+
+/* Why the two accesses are unordered, in the detector's words. */
+typedef enum gr_race_cause {
+    GR_CAUSE_NO_SYNC_BLOCKS = 0, /* different blocks, no release/acquire between them */
+    GR_CAUSE_NO_BARRIER,         /* same block, different warps, no barrier between */
+    GR_CAUSE_NO_WARP_SYNC,       /* same warp, no __syncwarp/collective between (its model) */
+    GR_CAUSE_SAME_STEP,          /* lockstep: two lanes in the same instruction */
+    GR_CAUSE_SCOPE_ATOMIC,       /* atomics of block scope used by threads of different blocks */
+    GR_CAUSE_SCOPE_FENCE,        /* block-scope fence/acquire/release between different blocks */
+    GR_CAUSE_NO_ACQUIRE,         /* same block, release/acquire incomplete and no barrier */
+} gr_race_cause;
+
+typedef struct gr_race {
+    uint8_t kind;   /* gr_race_kind */
+    uint8_t cause;  /* gr_race_cause */
+    uint8_t space;  /* gr_space */
+    uint8_t flags;  /* GR_RACE_* */
+    uint32_t block; /* block whose shared memory it is (shared space only) */
+    uint64_t addr;  /* first conflicting byte (or word, for the FSM) */
+    uint32_t first_thread, second_thread;  /* earlier access's thread, later access's thread */
+    uint32_t first_instr, second_instr;    /* GR_INSTR_UNKNOWN where the detector lost it */
+    uint64_t count;                        /* occurrences of this signature (in a set) */
+} gr_race;
+
+/* Called for every race occurrence, before deduplication (reports, search feedback). */
+typedef void (*gr_race_fn)(void *user, const gr_race *race);
+
+const char *gr_race_kind_name(gr_race_kind kind);
+/* A sentence naming the missing or insufficient synchronization. */
+const char *gr_race_cause_text(gr_race_cause cause);
+
+/* Deduplicated set. Zero-initialize (GR_RACE_SET_INIT) before use. */
+typedef struct gr_race_set {
+    gr_race *races;   /* first example per signature, in discovery order */
+    size_t count;
+    size_t cap;
+    uint32_t *slots;  /* open addressing: index+1 into races, 0 = empty */
+    size_t nslots;
+    uint64_t total;   /* all occurrences */
+} gr_race_set;
+
+#define GR_RACE_SET_INIT {NULL, 0, 0, NULL, 0, 0}
+
+/* Adds one occurrence; returns false only when out of memory (the occurrence is counted in
+ * `total` anyway). `*is_new` (may be NULL) says whether the signature was new. */
+bool gr_race_set_add(gr_race_set *set, const gr_race *race, bool *is_new);
+void gr_race_set_clear(gr_race_set *set);
+void gr_race_set_free(gr_race_set *set);
+
+#endif
