@@ -117,6 +117,7 @@ typedef enum ptx_subop {
     PTX_SUBOP_COMMIT_GROUP, PTX_SUBOP_WAIT_GROUP, PTX_SUBOP_WAIT_ALL,
     PTX_SUBOP_F4E, PTX_SUBOP_B4E, PTX_SUBOP_RC8, PTX_SUBOP_ECL, PTX_SUBOP_ECR, PTX_SUBOP_RC16,
     PTX_SUBOP_L, PTX_SUBOP_R,
+    PTX_SUBOP_WARP, /* bar.warp.sync */
 } ptx_subop;
 
 /* Single-bit qualifiers. */
@@ -170,6 +171,9 @@ typedef enum ptx_sreg {
     PTX_SREG_CLUSTER_CTARANK, PTX_SREG_CLUSTER_NCTARANK, PTX_SREG_IS_EXPLICIT_CLUSTER,
     PTX_SREG_ENVREG, /* %envreg0..31: `component` holds the number */
     PTX_SREG_PM,     /* %pm0..7 */
+    PTX_SREG_RESERVED_SMEM_OFFSET_BEGIN, PTX_SREG_RESERVED_SMEM_OFFSET_END,
+    PTX_SREG_RESERVED_SMEM_OFFSET_CAP, PTX_SREG_RESERVED_SMEM_OFFSET_0,
+    PTX_SREG_RESERVED_SMEM_OFFSET_1, PTX_SREG_AGGR_SMEM_SIZE,
     PTX_SREG_COUNT
 } ptx_sreg;
 
@@ -187,6 +191,7 @@ typedef enum ptx_operand_kind {
     PTX_OPND_VEC,     /* {a, b, c, d}: `elems`/`nelems` */
     PTX_OPND_LIST,    /* (a, b): call return/argument lists, `elems`/`nelems` */
     PTX_OPND_SINK,    /* _ */
+    PTX_OPND_TEX,     /* [tex, {coords}] texture/surface operand: `elems`/`nelems` in `list` */
 } ptx_operand_kind;
 
 typedef struct ptx_operand ptx_operand;
@@ -227,6 +232,7 @@ typedef struct ptx_insn {
 
     /* decoded from quals (fields an opcode does not use stay NONE/0) */
     uint8_t space;     /* ptx_space: memory instructions; cvta/isspacep's space */
+    uint8_t space2;    /* ptx_space: a second state space (cp.async's source), else NONE */
     uint8_t type;      /* ptx_type: first type qualifier (destination type for cvt) */
     uint8_t type2;     /* ptx_type: second type qualifier (source type of cvt, setp's... ) */
     uint8_t scope;     /* ptx_scope as written (see ptx_insn_scope for defaults) */
@@ -234,6 +240,7 @@ typedef struct ptx_insn {
     uint8_t cmp;       /* ptx_cmp */
     uint8_t boolop;    /* setp/set combiner: PTX_SUBOP_AND/OR/XOR or NONE */
     uint8_t subop;     /* ptx_subop */
+    uint8_t redop;     /* ptx_subop: bar.red's reduction (POPC/AND/OR) when subop == RED */
     uint8_t rnd;       /* ptx_rnd */
     uint8_t vec;       /* 1, 2, 4 or 8 */
     uint32_t flags;    /* PTX_F_* */
@@ -290,7 +297,8 @@ typedef struct ptx_regdecl {
     int32_t count;      /* the N of %r<N>; -1 for a single named register */
     int32_t first_reg;  /* index of the first register in ptx_function.regs */
     int32_t nregs;
-    bool nested;        /* declared inside a nested { } scope (printed at its statement) */
+    bool nested;        /* declared inside a nested { } scope, or after the body's first
+                         * statement: printed at its PTX_STMT_REG_DECL statement */
 } ptx_regdecl;
 
 /* A variable (module scope, function body, or a parameter). */
@@ -341,6 +349,9 @@ typedef struct ptx_function {
 
     ptx_stmt *stmts;
     int32_t nstmts;
+
+    /* allocated capacities of the arrays above (the builder grows them in the arena) */
+    int32_t regs_cap, regdecls_cap, vars_cap, stmts_cap;
 
     uint32_t ptx_line;
 } ptx_function;
@@ -395,6 +406,12 @@ typedef struct ptx_module {
     int32_t nitems;
 
     uint32_t ninsns;       /* instruction ids run 0..ninsns-1 */
+
+    /* id -> instruction and owning function index (ptx_module_insn); maintained by the parser
+     * and by ptx_insn_new */
+    ptx_insn **insn_index;
+    int32_t *insn_function;
+    uint32_t insn_index_cap;
 } ptx_module;
 
 /* ---- table look-ups (ptx_tables.c) ---------------------------------------------------------- */
@@ -428,5 +445,42 @@ bool ptx_insn_is_memory(const ptx_insn *insn);
 bool ptx_insn_is_sync(const ptx_insn *insn);
 
 void ptx_module_free(ptx_module *m);
+
+/* Recomputes the decoded fields (space, type, scope, sem, cmp, boolop, subop, redop, rnd, vec,
+ * flags) from insn->quals. Returns false when the qualifiers do not fit the fields (a third
+ * type, two scopes, ...): the parser then keeps the instruction as unknown. */
+bool ptx_insn_decode(ptx_insn *insn);
+
+/* ---- building (jit/instrument) -------------------------------------------------------------
+ * Everything is allocated in the module's arena. Inserted instructions get fresh ids
+ * (m->ninsns++); printing and re-parsing renumbers them in module order. */
+
+/* A new instruction of `fn` (unguarded, no qualifiers/operands, vec 1, loc -1, ptx_line 0) with
+ * a fresh id, registered for ptx_module_insn. NULL when out of memory. */
+ptx_insn *ptx_insn_new(ptx_module *m, const ptx_function *fn, ptx_opcode op);
+/* Appends a qualifier and re-decodes. False when PTX_MAX_QUALS is reached or decoding fails. */
+bool ptx_insn_add_qual(ptx_insn *insn, ptx_qual q);
+/* Operand constructors (plain values; copy them into insn->operands). */
+ptx_operand ptx_opnd_reg(int32_t reg);
+ptx_operand ptx_opnd_imm(uint64_t value);
+ptx_operand ptx_opnd_symbol(const char *name, int64_t offset);
+ptx_operand ptx_opnd_addr_reg(int32_t reg, int64_t offset);
+ptx_operand ptx_opnd_addr_symbol(const char *name, int64_t offset);
+/* Appends an operand; false when PTX_MAX_OPERANDS is reached. */
+bool ptx_insn_add_operand(ptx_insn *insn, ptx_operand op);
+/* Declares one register `name` of `type` at function scope; returns its index in fn->regs,
+ * or -1 when out of memory. `name` is copied. */
+int32_t ptx_function_add_reg(ptx_module *m, ptx_function *fn, const char *name, ptx_type type);
+/* Declares `%prefix<count>` (registers prefix0..prefix{count-1}) at function scope; returns
+ * the index of prefix0 in fn->regs, or -1. */
+int32_t ptx_function_add_reg_range(ptx_module *m, ptx_function *fn, const char *prefix,
+                                   ptx_type type, int32_t count);
+/* Inserts `n` statements before position `at` (0..fn->nstmts) of fn->stmts. */
+bool ptx_function_insert_stmts(ptx_module *m, ptx_function *fn, int32_t at, const ptx_stmt *stmts,
+                               int32_t n);
+/* Convenience: inserts one instruction statement before `at`. */
+bool ptx_function_insert_insn(ptx_module *m, ptx_function *fn, int32_t at, ptx_insn *insn);
+/* The register index named `name` in `fn` (the latest declaration), or -1. Linear: for tools. */
+int32_t ptx_function_find_reg(const ptx_function *fn, const char *name);
 
 #endif

@@ -1,0 +1,39 @@
+/* ptx_srcmap.h — from a PTX instruction to the CUDA source: the governing .loc (the last one
+ * before the instruction in its function), the .file it names, the inlined-at chain, and the
+ * text of the source line (files are read once and cached). */
+#ifndef GR_JIT_PTX_SRCMAP_H
+#define GR_JIT_PTX_SRCMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jit/ptx/ptx_ir.h"
+
+typedef struct ptx_srcloc {
+    const char *file;     /* path as written in .file, or NULL when the index has no .file */
+    int line;
+    int column;
+    const char *function; /* inlined function name (from .debug_str) if known, else NULL */
+    int depth;            /* number of inlined_at frames above this location */
+    int file_index;       /* the .file index */
+} ptx_srcloc;
+
+typedef struct ptx_srcmap ptx_srcmap;
+
+/* The map borrows `m` (keep the module alive). NULL when out of memory. */
+ptx_srcmap *ptx_srcmap_new(const ptx_module *m);
+void ptx_srcmap_free(ptx_srcmap *sm);
+
+/* Where instruction `insn_id` comes from; false when no .loc governs it. */
+bool ptx_srcmap_lookup(const ptx_srcmap *sm, uint32_t insn_id, ptx_srcloc *out);
+/* The inlined-at chain, innermost first, outermost caller last: frames[0] is what lookup gives.
+ * Returns the number of frames written (0 when no .loc). */
+int ptx_srcmap_inline_chain(const ptx_srcmap *sm, uint32_t insn_id, ptx_srcloc *frames, int max);
+/* The text of line `line` (1-based) of `file`, without the newline; NULL when unreadable.
+ * Valid until ptx_srcmap_free. */
+const char *ptx_srcmap_line_text(ptx_srcmap *sm, const char *file, int line);
+/* Supplies a file's contents (e.g. an NVRTC source compiled from memory) under `file`. */
+bool ptx_srcmap_set_file_text(ptx_srcmap *sm, const char *file, const char *text, size_t len);
+
+#endif
