@@ -1,0 +1,431 @@
+/* spec_infer.c — the spec a kernel gets from its signature alone, and the defaults a JSON spec
+ * falls back to for what it leaves out. */
+#include "corpus/spec_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/file.h"
+
+static bool nomem(spec_ctx *c) { return gr_fail(c->err, GR_ERR_NOMEM, "out of memory"); }
+
+/* Parses an expression the inference itself wrote (cannot fail except for memory). */
+static gr_expr *own_expr(spec_ctx *c, const char *text) {
+    gr_expr_scope scope = {c->spec->nparams, c->spec->names, c->spec->name_kinds, true};
+    gr_expr *e = NULL;
+    char why[200];
+    if (!gr_expr_parse(text, &scope, &c->spec->arena, &e, why, sizeof why))
+        gr_fail(c->err, GR_ERR_INTERNAL, "inferred expression '%s' does not parse: %s", text, why);
+    return e;
+}
+
+static bool fixed(spec_ctx *c, gr_int_domain *d, int64_t v) {
+    memset(d, 0, sizeof *d);
+    d->kind = GR_DOM_FIXED;
+    d->lo = gr_expr_constant(&c->spec->arena, v);
+    return d->lo || nomem(c);
+}
+
+static bool range_with_prefer(spec_ctx *c, gr_int_domain *d, const char *lo, const char *hi,
+                              const char *const *prefer, int nprefer) {
+    memset(d, 0, sizeof *d);
+    d->kind = GR_DOM_RANGE;
+    d->lo = own_expr(c, lo);
+    d->hi = own_expr(c, hi);
+    if (!d->lo || !d->hi) return false;
+    d->nprefer = nprefer;
+    d->prefer = gr_arena_alloc(&c->spec->arena, sizeof *d->prefer * (size_t)(nprefer ? nprefer : 1));
+    if (!d->prefer) return nomem(c);
+    for (int i = 0; i < nprefer; i++)
+        if (!(d->prefer[i] = own_expr(c, prefer[i]))) return false;
+    return true;
+}
+
+/* Element type and lane count of a pointee: "float" -> f32 x1, "float4" -> f32 x4,
+ * "__half2" -> f16 x2. False when unknown. */
+static bool pointee_type(const char *name, gr_elem_type *t, int *lanes) {
+    *lanes = 1;
+    if (!name) return false;
+    if (gr_elem_parse(name, t)) return true;
+    static const struct {
+        const char *base;
+        gr_elem_type type;
+    } vec[] = {{"char", GR_ELEM_I8},      {"uchar", GR_ELEM_U8},       {"short", GR_ELEM_I16},
+               {"ushort", GR_ELEM_U16},   {"int", GR_ELEM_I32},        {"uint", GR_ELEM_U32},
+               {"long", GR_ELEM_I64},     {"ulong", GR_ELEM_U64},      {"longlong", GR_ELEM_I64},
+               {"ulonglong", GR_ELEM_U64}, {"float", GR_ELEM_F32},     {"double", GR_ELEM_F64},
+               {"__half", GR_ELEM_F16},   {"half", GR_ELEM_F16}};
+    const char *s = name;
+    if (strncmp(s, "const ", 6) == 0) s += 6;
+    size_t n = strlen(s);
+    if (n < 2 || s[n - 1] < '1' || s[n - 1] > '4') return false;
+    for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++)
+        if (strlen(vec[i].base) == n - 1 && strncmp(s, vec[i].base, n - 1) == 0) {
+            *t = vec[i].type;
+            *lanes = s[n - 1] - '0';
+            return true;
+        }
+    if (strcmp(s, "__nv_bfloat16") == 0 || strcmp(s, "nv_bfloat16") == 0) {
+        *t = GR_ELEM_U16; /* bits */
+        return true;
+    }
+    return false;
+}
+
+static gr_elem_type type_of_ptx(uint8_t ptx, int size) {
+    switch (ptx) {
+    case PTX_TYPE_S8: return GR_ELEM_I8;
+    case PTX_TYPE_S16: return GR_ELEM_I16;
+    case PTX_TYPE_S32: return GR_ELEM_I32;
+    case PTX_TYPE_S64: return GR_ELEM_I64;
+    case PTX_TYPE_U8: case PTX_TYPE_B8: return GR_ELEM_U8;
+    case PTX_TYPE_U16: case PTX_TYPE_B16: return GR_ELEM_U16;
+    case PTX_TYPE_U32: case PTX_TYPE_B32: return GR_ELEM_U32;
+    case PTX_TYPE_U64: case PTX_TYPE_B64: return GR_ELEM_U64;
+    case PTX_TYPE_F16: return GR_ELEM_F16;
+    case PTX_TYPE_F32: return GR_ELEM_F32;
+    case PTX_TYPE_F64: return GR_ELEM_F64;
+    default: break;
+    }
+    switch (size) {
+    case 1: return GR_ELEM_U8;
+    case 2: return GR_ELEM_U16;
+    case 8: return GR_ELEM_U64;
+    default: return GR_ELEM_U32;
+    }
+}
+
+static bool is_bool_type(const char *c_type) {
+    if (!c_type) return false;
+    const char *s = c_type;
+    if (strncmp(s, "const ", 6) == 0) s += 6;
+    return strcmp(s, "bool") == 0;
+}
+
+static const char *const scalar_prefer[] = {"0", "1", "31", "32", "33", "blockDim.x", "threads"};
+
+static bool infer_scalar(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *kp) {
+    gr_elem_type t;
+    if (!kp->c_type || !gr_elem_parse(kp->c_type, &t) || (kp->size && gr_elem_size(t) != kp->size))
+        t = type_of_ptx(kp->ptx_type, kp->size);
+    ps->type = t;
+    if (gr_elem_is_float(t)) {
+        memset(&ps->fdom, 0, sizeof ps->fdom);
+        ps->fdom.kind = GR_DOM_RANGE;
+        ps->fdom.lo = -2.0;
+        ps->fdom.hi = 2.0;
+        return true;
+    }
+    if (is_bool_type(kp->c_type)) {
+        memset(&ps->idom, 0, sizeof ps->idom);
+        ps->idom.kind = GR_DOM_CHOICES;
+        ps->idom.nchoices = 2;
+        ps->idom.choices = gr_arena_alloc(&c->spec->arena, 2 * sizeof(int64_t));
+        if (!ps->idom.choices) return nomem(c);
+        ps->idom.choices[1] = 1;
+        return true;
+    }
+    return range_with_prefer(c, &ps->idom, "0", "threads", scalar_prefer,
+                             (int)(sizeof scalar_prefer / sizeof scalar_prefer[0]));
+}
+
+bool spec_default_generator(spec_ctx *c, gr_param_spec *ps) {
+    gr_generator *g = &ps->gen;
+    memset(g, 0, sizeof *g);
+    g->kind = GR_GEN_UNIFORM;
+    g->target_param = -1;
+    if (gr_elem_is_float(ps->type)) {
+        g->fmin = -1.0;
+        g->fmax = 1.0;
+        return true;
+    }
+    int64_t tmax = gr_elem_int_max(ps->type);
+    g->min = gr_expr_constant(&c->spec->arena, 0);
+    g->max = gr_expr_constant(&c->spec->arena, tmax < 1023 ? tmax : 1023);
+    return (g->min && g->max) || nomem(c);
+}
+
+/* A pointer to const data (`const float *`, `float const *`) is an input; `float *const` is not. */
+static bool points_to_const(const char *c_type) {
+    if (!c_type) return false;
+    const char *star = strrchr(c_type, '*');
+    size_t n = star ? (size_t)(star - c_type) : strlen(c_type);
+    for (size_t i = 0; i + 5 <= n; i++)
+        if (strncmp(c_type + i, "const", 5) == 0 && (i == 0 || c_type[i - 1] == ' ') &&
+            (i + 5 == n || c_type[i + 5] == ' ' || c_type[i + 5] == '*'))
+            return true;
+    return false;
+}
+
+static bool infer_buffer(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *kp) {
+    int lanes = 1;
+    gr_elem_type t = GR_ELEM_U8;
+    bool pointers = kp->elem_type && strchr(kp->elem_type, '*');
+    if (pointers) {
+        t = GR_ELEM_U64; /* an array of pointers: null, since nothing they point to exists */
+    } else if (!pointee_type(kp->elem_type, &t, &lanes)) {
+        t = GR_ELEM_U8;
+        lanes = 16; /* unknown structs: 16 bytes per element, a guess users should fix */
+    }
+    ps->type = t;
+    char len[96];
+    if (lanes == 1) snprintf(len, sizeof len, "max(1024, 4 * threads)");
+    else snprintf(len, sizeof len, "max(1024, 4 * threads) * %d", lanes);
+    ps->length = own_expr(c, len);
+    if (!ps->length) return false;
+    ps->output = !points_to_const(kp->c_type);
+    if (!spec_default_generator(c, ps)) return false;
+    if (pointers) ps->gen.kind = GR_GEN_ZEROS;
+    return true;
+}
+
+static const char *const block_prefer[] = {"32", "64", "128", "256", "512", "1024", "31", "33", "1"};
+static const char *const grid_prefer[] = {"1", "2", "3", "4"};
+
+bool spec_init_from_sig(spec_ctx *c) {
+    gr_spec *s = c->spec;
+    const gr_kernel_sig *sig = c->sig;
+    memset(s, 0, sizeof *s);
+    s->max_total_bytes = GR_SPEC_DEFAULT_MAX_TOTAL_BYTES;
+    s->kernel = gr_arena_strdup(&s->arena, sig->name ? sig->name : "kernel");
+    s->nparams = sig->nparams;
+    size_t n = (size_t)(sig->nparams ? sig->nparams : 1);
+    s->params = gr_arena_alloc(&s->arena, n * sizeof *s->params);
+    s->names = gr_arena_alloc(&s->arena, n * sizeof *s->names);
+    s->name_kinds = gr_arena_alloc(&s->arena, n * sizeof *s->name_kinds);
+    if (!s->kernel || !s->params || !s->names || !s->name_kinds) return nomem(c);
+    /* Names and kinds first: inferred expressions may name parameters. */
+    for (int i = 0; i < sig->nparams; i++) {
+        const gr_kernel_param *kp = &sig->params[i];
+        gr_param_spec *ps = &s->params[i];
+        ps->name = s->names[i] = gr_arena_strdup(&s->arena, kp->name ? kp->name : "?");
+        if (!ps->name) return nomem(c);
+        for (int j = 0; j < i; j++)
+            if (strcmp(s->names[j], ps->name) == 0)
+                return gr_fail(c->err, GR_ERR_INPUT, "the kernel has two parameters named '%s'",
+                               ps->name);
+        if (kp->kind == GR_PARAM_POINTER) {
+            ps->role = GR_ROLE_BUFFER;
+            s->name_kinds[i] = GR_EXPR_NAME_BUFFER;
+        } else if (kp->kind == GR_PARAM_AGGREGATE) {
+            ps->role = GR_ROLE_BYTES;
+            ps->nbytes = (uint32_t)(kp->size > 0 ? kp->size : 0);
+            s->name_kinds[i] = GR_EXPR_NAME_OTHER;
+        } else {
+            ps->role = GR_ROLE_SCALAR;
+            gr_elem_type t;
+            if (!kp->c_type || !gr_elem_parse(kp->c_type, &t) ||
+                (kp->size && gr_elem_size(t) != kp->size))
+                t = type_of_ptx(kp->ptx_type, kp->size);
+            s->name_kinds[i] = gr_elem_is_float(t) ? GR_EXPR_NAME_FLOAT : GR_EXPR_NAME_INT;
+        }
+    }
+    for (int i = 0; i < sig->nparams; i++) {
+        gr_param_spec *ps = &s->params[i];
+        const gr_kernel_param *kp = &sig->params[i];
+        bool ok = true;
+        if (ps->role == GR_ROLE_SCALAR) ok = infer_scalar(c, ps, kp);
+        else if (ps->role == GR_ROLE_BUFFER) ok = infer_buffer(c, ps, kp);
+        if (!ok) return false;
+    }
+    if (!fixed(c, &s->grid[1], 1) || !fixed(c, &s->grid[2], 1) || !fixed(c, &s->block[1], 1) ||
+        !fixed(c, &s->block[2], 1))
+        return false;
+    if (!range_with_prefer(c, &s->grid[0], "1", "64", grid_prefer, 4)) return false;
+    if (!range_with_prefer(c, &s->block[0], "1", "1024", block_prefer, 9)) return false;
+    if (sig->uses_dynamic_shared) {
+        memset(&s->shared, 0, sizeof s->shared);
+        s->shared.kind = GR_DOM_FIXED;
+        s->shared.lo = own_expr(c, "blockDim.x * blockDim.y * blockDim.z * 16");
+        if (!s->shared.lo) return false;
+    } else if (!fixed(c, &s->shared, 0)) {
+        return false;
+    }
+    return true;
+}
+
+static bool add_assumption(spec_ctx *c, const char *text) {
+    gr_spec *s = c->spec;
+    const char **bigger = gr_arena_alloc(&s->arena, sizeof *bigger * (size_t)(s->nassumptions + 1));
+    if (!bigger) return nomem(c);
+    if (s->nassumptions) memcpy(bigger, s->assumptions, sizeof *bigger * (size_t)s->nassumptions);
+    bigger[s->nassumptions] = gr_arena_strdup(&s->arena, text);
+    if (!bigger[s->nassumptions]) return nomem(c);
+    s->assumptions = bigger;
+    s->nassumptions++;
+    return true;
+}
+
+bool spec_note_inferred(spec_ctx *c) {
+    gr_spec *s = c->spec;
+    char line[512];
+    if (!c->grid_given &&
+        !add_assumption(c, "launch: grid of 1..64 blocks in x (favoring 1 to 4); y = z = 1"))
+        return false;
+    if (!c->block_given &&
+        !add_assumption(c, "launch: blocks of 1..1024 threads in x, favoring warp multiples "
+                           "(32 .. 1024) and 31, 33, 1; y = z = 1"))
+        return false;
+    if (!c->shared_given && c->sig->uses_dynamic_shared &&
+        !add_assumption(c, "launch: 16 bytes of dynamic shared memory per thread"))
+        return false;
+    for (int i = 0; i < s->nparams; i++) {
+        const gr_param_spec *ps = &s->params[i];
+        const gr_kernel_param *kp = &c->sig->params[i];
+        const char *ct = kp->c_type ? kp->c_type : "type unknown";
+        if (ps->from_json || ps->gen.kind == GR_GEN_CSR_NEIGHBORS) continue;
+        if (ps->role == GR_ROLE_BYTES) {
+            snprintf(line, sizeof line, "%s (%s, %u bytes by value): bytes taken from the genome",
+                     ps->name, ct, ps->nbytes);
+        } else if (ps->role == GR_ROLE_SCALAR) {
+            if (gr_elem_is_float(ps->type))
+                snprintf(line, sizeof line, "%s (%s): %s in [-2, 2]", ps->name, ct,
+                         gr_elem_name(ps->type));
+            else if (ps->idom.kind == GR_DOM_CHOICES)
+                snprintf(line, sizeof line, "%s (%s): 0 or 1", ps->name, ct);
+            else
+                snprintf(line, sizeof line,
+                         "%s (%s): %s in [0, threads], favoring 0, 1, 31, 32, 33, blockDim.x and "
+                         "threads",
+                         ps->name, ct, gr_elem_name(ps->type));
+        } else {
+            int lanes = 1;
+            gr_elem_type t;
+            bool pointers = kp->elem_type && strchr(kp->elem_type, '*');
+            bool known = pointers || pointee_type(kp->elem_type, &t, &lanes);
+            if (!known) lanes = 16;
+            char range[64], times[32] = "";
+            if (pointers) snprintf(range, sizeof range, "null pointers (what they point to is unknown)");
+            else if (gr_elem_is_float(ps->type)) snprintf(range, sizeof range, "uniform in [-1, 1]");
+            else {
+                int64_t tmax = gr_elem_int_max(ps->type);
+                snprintf(range, sizeof range, "uniform in [0, %lld]",
+                         (long long)(tmax < 1023 ? tmax : 1023));
+            }
+            if (lanes > 1) snprintf(times, sizeof times, " x %d", lanes);
+            snprintf(line, sizeof line, "%s (%s): %s, max(1024, 4 * threads)%s elements of %s, %s%s",
+                     ps->name, ct, known ? "a buffer" : "unknown element type, a byte buffer", times,
+                     gr_elem_name(ps->type), range,
+                     ps->output ? "; an output (not const)" : "; an input (const)");
+        }
+        if (!add_assumption(c, line)) return false;
+    }
+    return true;
+}
+
+/* ---- file generator ------------------------------------------------------------------- */
+
+static char *resolve_path(const char *spec_file, const char *rel) {
+    if (rel[0] == '/' || !spec_file) return strdup(rel);
+    const char *slash = strrchr(spec_file, '/');
+    if (!slash) return strdup(rel);
+    size_t dir = (size_t)(slash - spec_file) + 1, n = dir + strlen(rel) + 1;
+    char *p = malloc(n);
+    if (!p) return NULL;
+    memcpy(p, spec_file, dir);
+    memcpy(p + dir, rel, strlen(rel) + 1);
+    return p;
+}
+
+static void store(uint8_t *dst, gr_elem_type t, uint64_t bits) {
+    memcpy(dst, &bits, (size_t)gr_elem_size(t)); /* little-endian host */
+}
+
+bool spec_load_file_generator(spec_ctx *c, const char *path, json_t *obj, gr_param_spec *ps) {
+    char p[SPEC_PATH];
+    json_t *fp = json_object_get(obj, "path"), *fmt = json_object_get(obj, "format");
+    snprintf(p, sizeof p, "%s.path", path);
+    if (!fp || !json_is_string(fp) || !json_string_length(fp))
+        return spec_fail(c, fp ? p : path, "needs a \"path\" (a file name, relative to the spec)");
+    const char *rel = json_string_value(fp);
+    bool raw;
+    const char *ext = gr_path_extension(rel);
+    raw = strcmp(ext, "bin") == 0 || strcmp(ext, "raw") == 0 || strcmp(ext, "dat") == 0;
+    if (fmt) {
+        snprintf(p, sizeof p, "%s.format", path);
+        if (!json_is_string(fmt) || (strcmp(json_string_value(fmt), "raw") != 0 &&
+                                     strcmp(json_string_value(fmt), "text") != 0))
+            return spec_fail(c, p, "expected \"raw\" (binary little-endian elements) or \"text\" "
+                                   "(numbers separated by spaces, commas or new lines)");
+        raw = strcmp(json_string_value(fmt), "raw") == 0;
+    }
+    snprintf(p, sizeof p, "%s.path", path);
+    char *full = resolve_path(c->file, rel);
+    if (!full) return nomem(c);
+    gr_error ferr = GR_ERROR_INIT;
+    size_t len = 0;
+    char *data = gr_read_file(full, &len, &ferr);
+    free(full);
+    if (!data) {
+        bool r = spec_fail(c, p, "cannot read '%s': %s", rel, ferr.message ? ferr.message : "error");
+        gr_error_clear(&ferr);
+        return r;
+    }
+    int size = gr_elem_size(ps->type);
+    gr_generator *g = &ps->gen;
+    g->file_path = gr_arena_strdup(&c->spec->arena, rel);
+    g->file_raw = raw;
+    bool ok = true;
+    if (len > c->spec->max_total_bytes * (raw ? 1 : 32)) {
+        ok = spec_fail(c, p, "'%s' is larger than the buffer limit (limits.max_total_bytes)", rel);
+    } else if (raw) {
+        if (len == 0 || len % (size_t)size)
+            ok = spec_fail(c, p, "'%s' holds %zu bytes, not a non-zero multiple of %s's %d",
+                           rel, len, gr_elem_name(ps->type), size);
+        else {
+            g->file_count = len / (size_t)size;
+            g->file_data = gr_arena_alloc(&c->spec->arena, len);
+            if (!g->file_data) ok = nomem(c);
+            else memcpy(g->file_data, data, len);
+        }
+    } else {
+        /* Count, then convert. Numbers separated by white space or commas. */
+        uint64_t count = 0;
+        for (int pass = 0; pass < 2 && ok; pass++) {
+            char *q = data;
+            uint64_t i = 0;
+            int line = 1;
+            while (ok) {
+                while (*q && (isspace((unsigned char)*q) || *q == ',')) {
+                    if (*q == '\n') line++;
+                    q++;
+                }
+                if (!*q) break;
+                char *end;
+                errno = 0;
+                uint64_t bits;
+                if (gr_elem_is_float(ps->type)) {
+                    double d = strtod(q, &end);
+                    bits = gr_scalar_from_f64(ps->type, d);
+                } else {
+                    long long v = strtoll(q, &end, 0);
+                    if (end != q && !errno &&
+                        (v < gr_elem_int_min(ps->type) || v > gr_elem_int_max(ps->type)))
+                        errno = ERANGE;
+                    bits = gr_scalar_from_i64(ps->type, v);
+                }
+                if (end == q || errno || (*end && !isspace((unsigned char)*end) && *end != ',')) {
+                    ok = spec_fail(c, p, "'%s' line %d: '%.20s' is not %s %s value", rel, line, q,
+                                   errno == ERANGE ? "an in-range" : "a", gr_elem_name(ps->type));
+                    break;
+                }
+                if (pass == 1) store(g->file_data + i * (uint64_t)size, ps->type, bits);
+                i++;
+                q = end;
+            }
+            if (pass == 0 && ok) {
+                count = i;
+                if (count == 0) ok = spec_fail(c, p, "'%s' holds no values", rel);
+                else if (!(g->file_data = gr_arena_alloc(&c->spec->arena, count * (uint64_t)size)))
+                    ok = nomem(c);
+            }
+        }
+        g->file_count = count;
+    }
+    free(data);
+    return ok;
+}
