@@ -10,7 +10,7 @@ build=1
 [ "${1:-}" = "--no-build" ] && build=0
 
 packages=(cmake make pkg-config gcc g++ clang libclang-rt-dev llvm
-          libjansson-dev libpcre2-dev libcriterion-dev python3)
+          libjansson-dev libpcre2-dev libcriterion-dev python3 python3-pip)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -22,6 +22,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The report tests validate JSON and SARIF output with Python's jsonschema package.
+if ! python3 -c "import jsonschema" 2>/dev/null; then
+  echo "setup: installing the Python package jsonschema (for the report tests)"
+  python3 -m pip install --quiet jsonschema 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages jsonschema \
+    || echo "setup: could not install jsonschema; the report tests will skip schema validation" >&2
 fi
 
 # The CUDA toolkit is not a Debian package we can install here: check it and say what is missing.

@@ -1,0 +1,14 @@
+/* report_internal.h — pieces the renderers share; not part of the report's public interface. */
+#ifndef GR_CLI_REPORT_INTERNAL_H
+#define GR_CLI_REPORT_INTERNAL_H
+
+#include <jansson.h>
+
+#include "cli/report/report.h"
+
+/* "data race (write after read, global memory) on data[0]": the diagnostic's headline. */
+void gr_report_title(const gr_report_finding *f, gr_strbuf *out);
+json_t *gr_report_dim3_json(gr_report_dim3 d);
+json_t *gr_report_launch_json(const gr_report_launch *launch);
+
+#endif
