@@ -389,9 +389,14 @@ bool gr_kernel_list_build(const ptx_module *m, const char *source, gr_kernel_lis
         if (demangled) {
             k->name = base_name_of_demangled(demangled, &dm_params);
             k->pretty = demangled;
+            /* template instances carry their return type: "void ns::f<int>(...)" */
+            const char *q = demangled;
+            if (strncmp(q, "void ", 5) == 0) q += 5;
+            k->qualified = dup_range(q, (size_t)(dm_params - q));
         } else {
             k->extern_c = true;
             k->name = strdup(fn->name);
+            k->qualified = strdup(fn->name);
         }
         /* Overloads and template instantiations share a name: match by parameter count. */
         const source_decl *decl = NULL;
@@ -403,7 +408,7 @@ bool gr_kernel_list_build(const ptx_module *m, const char *source, gr_kernel_lis
             }
         }
         if (decl) k->source_line = decl->line;
-        ok = k->ptx_name && k->name && build_params(k, decl, dm_params, err);
+        ok = k->ptx_name && k->name && k->qualified && build_params(k, decl, dm_params, err);
         if (!ok) break;
         if (!k->pretty) {
             gr_strbuf sb = GR_STRBUF_INIT;
@@ -444,11 +449,24 @@ void gr_kernel_list_free(gr_kernel_list *list) {
         free(k->params);
         free(k->ptx_name);
         free(k->name);
+        free(k->qualified);
         free(k->pretty);
     }
     free(list->kernels);
     list->kernels = NULL;
     list->count = 0;
+}
+
+/* Equal ignoring white space: users type "f<int,4>", the demangler writes "f<int, 4>". */
+static bool same_ignoring_space(const char *a, const char *b) {
+    for (;;) {
+        while (isspace((unsigned char)*a)) a++;
+        while (isspace((unsigned char)*b)) b++;
+        if (*a != *b) return false;
+        if (!*a) return true;
+        a++;
+        b++;
+    }
 }
 
 const gr_kernel_sig *gr_kernel_select(const gr_kernel_list *list, const char *name,
@@ -464,7 +482,9 @@ const gr_kernel_sig *gr_kernel_select(const gr_kernel_list *list, const char *na
         int matches = 0;
         for (int i = 0; i < list->count; i++) {
             const gr_kernel_sig *k = &list->kernels[i];
-            if (strcmp(k->ptx_name, name) == 0 || strcmp(k->pretty, name) == 0) return k;
+            if (strcmp(k->ptx_name, name) == 0 || strcmp(k->pretty, name) == 0 ||
+                same_ignoring_space(k->qualified, name))
+                return k;
             if (strcmp(k->name, name) == 0) {
                 found = k;
                 matches++;

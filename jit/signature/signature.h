@@ -34,6 +34,7 @@ typedef struct gr_kernel_sig {
     const ptx_function *fn; /* the .entry in the module */
     char *ptx_name;         /* as in PTX (mangled for C++ kernels) */
     char *name;             /* unqualified name a user types for --kernel ("histogram") */
+    char *qualified;        /* with namespaces and template arguments ("ns::scale<float>") */
     char *pretty;           /* demangled signature or "name(type, type)" */
     bool extern_c;          /* PTX name is not mangled */
     int source_line;        /* line of the declaration in the source, 0 if not found */
@@ -54,7 +55,8 @@ bool gr_kernel_list_build(const ptx_module *m, const char *source, gr_kernel_lis
                           gr_error *err);
 void gr_kernel_list_free(gr_kernel_list *list);
 
-/* Picks the kernel named `name` (unqualified name, pretty name or PTX name). With name == NULL
+/* Picks the kernel named `name`: unqualified name, qualified name with template arguments
+ * (white space ignored: "scale<float,4>" matches "scale<float, 4>"), pretty or PTX name. With name == NULL
  * the module must hold exactly one kernel; otherwise the error lists the choices. */
 const gr_kernel_sig *gr_kernel_select(const gr_kernel_list *list, const char *name,
                                       gr_error *err);

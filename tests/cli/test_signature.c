@@ -99,6 +99,27 @@ Test(signature, template_types_from_demangled_name) {
     const gr_kernel_sig *k = gr_kernel_select(&f.list, "void fill<short>(short*, short, int)",
                                               &err);
     cr_assert_not_null(k, "the pretty name selects one instance");
+    k = gr_kernel_select(&f.list, "fill<double>", &err);
+    cr_assert_not_null(k, "the qualified name with template arguments selects one instance");
+    cr_assert_str_eq(k->params[1].c_type, "double");
+    unload(&f);
+}
+
+Test(signature, namespaced_and_multi_argument_templates) {
+    sig_fixture f;
+    load(&f,
+         "namespace ops { __global__ void ramp(int *out, int n) { out[threadIdx.x] = n; } }\n"
+         "template <typename T, int K> __global__ void chunk(T *p) { p[threadIdx.x * K] = 0; }\n"
+         "template __global__ void chunk<int, 4>(int *);\n");
+    gr_error err = GR_ERROR_INIT;
+    const gr_kernel_sig *k = gr_kernel_select(&f.list, "ops::ramp", &err);
+    cr_assert_not_null(k, "namespace-qualified name");
+    cr_assert_str_eq(k->name, "ramp");
+    k = gr_kernel_select(&f.list, "chunk<int,4>", &err);
+    cr_assert_not_null(k, "white space inside template arguments does not matter");
+    cr_assert_str_eq(k->qualified, "chunk<int, 4>");
+    cr_assert_null(gr_kernel_select(&f.list, "chunk<int,5>", &err));
+    gr_error_clear(&err);
     unload(&f);
 }
 
