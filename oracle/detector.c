@@ -45,8 +45,8 @@ static bool finish(gr_detector *d, bool ok, gr_error *err) {
 }
 
 bool gr_detector_feed(gr_detector *d, const gr_event *ev, gr_error *err) {
+    if (ev->type == GR_EV_ACCESS) return gr_detector_access(d, &ev->u.access, err);
     d->stats.events++;
-    if (ev->type == GR_EV_ACCESS) d->stats.accesses++;
     bool ok = d->hb ? gr_hb_event(d->hb, ev, err) : gr_fsm_event(d->fsm, ev, err);
     return finish(d, ok, err);
 }

@@ -11,38 +11,48 @@ _Static_assert((int)GR_FSM_KIND_WAW == (int)GR_RACE_WAW, "race kinds agree");
 _Static_assert((int)GR_FSM_CAUSE_NO_ACQUIRE == (int)GR_CAUSE_NO_ACQUIRE, "race causes agree");
 _Static_assert((int)GR_FSM_CAUSE_SAME_STEP == (int)GR_CAUSE_SAME_STEP, "race causes agree");
 _Static_assert((int)GR_FSM_FLAG_SCOPED == (int)GR_RACE_SCOPED &&
-                   (int)GR_FSM_FLAG_VOLATILE == (int)GR_RACE_VOLATILE,
+                   (int)GR_FSM_FLAG_VOLATILE == (int)GR_RACE_VOLATILE &&
+                   (int)GR_FSM_FLAG_KIND_INEXACT == (int)GR_RACE_KIND_INEXACT,
                "race flags agree");
 
 #define PAGE_WORDS 1024u /* shadow words per page: 4 KiB of user memory */
 #define MAX_BARRIERS 16u
 
 typedef struct fsm_thread {
-    uint32_t bar, wep;
+    uint32_t bar;         /* barrier instances arrived at (waiters: completed) */
+    uint32_t wbar;        /* `bar` when it last waited at a barrier */
+    uint32_t wep;
+    uint32_t block, warp; /* its block, and its warp as block * warps_per_block + warp */
     uint8_t taint;        /* 0 none, 1 acquired in block scope, 2 may be ordered after anyone */
     uint8_t fence_level;  /* widest fence so far: 0 none, 1 cta, 2 gpu */
     uint8_t strong_read;  /* a strong read happened: a later fence acquires */
-    uint8_t touched;      /* accessed memory since its last barrier */
+    uint8_t touched;      /* accessed memory since its last barrier arrival */
+    uint8_t ever_touched; /* accessed memory at all */
     uint8_t exited;
+    uint8_t waiting;      /* barrier id + 1 it waits at, 0 none */
 } fsm_thread;
 
 typedef struct fsm_barrier {
     uint32_t arrived;
-    uint8_t arrive_only;
+    uint32_t epoch;       /* the arrivers' epoch before this instance (all must agree) */
+    uint32_t gone;        /* arrivers that exited since */
     uint8_t taint;
 } fsm_barrier;
 
 typedef struct fsm_block {
     uint8_t regular;
-    uint8_t rel;        /* bit0 some release in the block, bit1 a gpu-scope release */
     uint8_t max_taint;
     uint32_t live;
+    uint32_t pending;     /* barrier instances with arrivals, not yet complete */
+    uint8_t split;        /* some thread arrived without waiting (bar.arrive) */
+    uint8_t exited_after_access; /* some thread that accessed memory exited */
     fsm_barrier bar[MAX_BARRIERS];
 } fsm_block;
 
 typedef struct shadow_page {
     uint64_t key;  /* space/block/page number; 0 = empty slot */
     uint64_t *words;
+    bool dirty;    /* used since the last reset (kernel end clears only these) */
 } shadow_page;
 
 struct gr_fsm {
@@ -54,7 +64,9 @@ struct gr_fsm {
     fsm_thread *threads;
     fsm_block *blocks;
     uint8_t *warp_regular;  /* per warp (block * wpb + warp) */
+    uint8_t *block_rel;     /* per block: bit0 some release in the block, bit1 a gpu-scope one */
     uint8_t grid_rel;
+    gr_fsm_ctx ctx;         /* the launch-wide part of the transition context */
     shadow_page *pages;     /* open addressing on key */
     size_t npages, cap_pages;
     shadow_page *last;      /* one-entry cache */
@@ -91,8 +103,8 @@ static bool grow_pages(gr_fsm *f) {
     return true;
 }
 
+/* The shadow page for `key`, allocated on first use (callers check the one-entry cache). */
 static uint64_t *shadow_words(gr_fsm *f, uint64_t key, gr_error *err) {
-    if (f->last && f->last->key == key) return f->last->words;
     if ((f->npages + 1) * 2 > f->cap_pages && !grow_pages(f)) {
         gr_fail(err, GR_ERR_NOMEM, "out of memory for FSM shadow pages");
         return NULL;
@@ -110,20 +122,32 @@ static uint64_t *shadow_words(gr_fsm *f, uint64_t key, gr_error *err) {
         f->npages++;
     }
     f->last = &f->pages[s];
+    f->last->dirty = true;
     return f->last->words;
 }
 
 static void reset_state(gr_fsm *f) {
     memset(f->threads, 0, f->nthreads * sizeof *f->threads);
+    for (uint32_t t = 0; t < f->nthreads; t++) {
+        f->threads[t].block = t / f->tpb;
+        f->threads[t].warp = f->threads[t].block * f->wpb + (t % f->tpb) / f->ws;
+    }
     for (uint32_t b = 0; b < f->nblocks; b++) {
         memset(&f->blocks[b], 0, sizeof f->blocks[b]);
         f->blocks[b].regular = 1;
         f->blocks[b].live = f->tpb;
     }
     memset(f->warp_regular, 1, (size_t)f->nblocks * f->wpb);
+    memset(f->block_rel, 0, f->nblocks);
     f->grid_rel = 0;
+    /* Every page used since the last reset went through shadow_words() (the one-entry cache
+     * is dropped here), which marked it dirty. */
     for (size_t i = 0; i < f->cap_pages; i++)
-        if (f->pages[i].key) memset(f->pages[i].words, 0, PAGE_WORDS * sizeof(uint64_t));
+        if (f->pages[i].key && f->pages[i].dirty) {
+            memset(f->pages[i].words, 0, PAGE_WORDS * sizeof(uint64_t));
+            f->pages[i].dirty = false;
+        }
+    f->last = NULL;
 }
 
 gr_fsm *gr_fsm_create(const gr_launch_geometry *geom, bool lockstep, gr_race_fn on_race,
@@ -154,7 +178,11 @@ gr_fsm *gr_fsm_create(const gr_launch_geometry *geom, bool lockstep, gr_race_fn 
     f->threads = calloc(f->nthreads, sizeof *f->threads);
     f->blocks = calloc(f->nblocks, sizeof *f->blocks);
     f->warp_regular = calloc((size_t)f->nblocks * f->wpb, 1);
-    if (!f->threads || !f->blocks || !f->warp_regular) goto oom;
+    f->block_rel = calloc(f->nblocks, 1);
+    if (!f->threads || !f->blocks || !f->warp_regular || !f->block_rel) goto oom;
+    f->ctx = (gr_fsm_ctx){.threads_per_block = f->tpb, .warp_size = f->ws,
+                          .lockstep = lockstep, .tpb_recip = gr_fsm_reciprocal(f->tpb),
+                          .ws_recip = gr_fsm_reciprocal(f->ws)};
     reset_state(f);
     return f;
 oom:
@@ -170,6 +198,7 @@ void gr_fsm_destroy(gr_fsm *f) {
     free(f->threads);
     free(f->blocks);
     free(f->warp_regular);
+    free(f->block_rel);
     free(f);
 }
 
@@ -179,8 +208,13 @@ size_t gr_fsm_tracked_bytes(const gr_fsm *f) { return f->npages * PAGE_WORDS * 4
 
 static uint8_t scope_level(uint8_t scope) { return scope == GR_SCOPE_CTA ? 1 : 2; }
 
-static void acquire(gr_fsm *f, fsm_thread *t, uint32_t block, uint8_t level) {
-    fsm_block *b = &f->blocks[block];
+static void acquire(gr_fsm *f, fsm_thread *t, uint8_t level) {
+    fsm_block *b = &f->blocks[t->block];
+    /* Nothing released yet that this acquire could pair with: it orders nothing. A block-scope
+     * acquire pairs only with releases of its own block; a device-scope one also with
+     * device-scope releases anywhere. */
+    bool block_released = f->block_rel[t->block] & 1u;
+    if (!block_released && (level == 1 || !(f->grid_rel & 2u))) return;
     /* A block-scope acquire may pick up whatever some thread of the block got from afar. */
     uint8_t got = level == 1 ? (b->max_taint == 2 ? 2 : 1) : 2;
     if (got > t->taint) t->taint = got;
@@ -188,7 +222,7 @@ static void acquire(gr_fsm *f, fsm_thread *t, uint32_t block, uint8_t level) {
 }
 
 static void release(gr_fsm *f, uint32_t block, uint8_t level) {
-    f->blocks[block].rel |= level == 2 ? 3 : 1;
+    f->block_rel[block] |= level == 2 ? 3 : 1;
     if (level == 2) f->grid_rel |= 2;
 }
 
@@ -198,66 +232,127 @@ static bool check_thread(const gr_fsm *f, uint32_t thread, gr_error *err) {
                    thread, f->nthreads);
 }
 
-bool gr_fsm_feed_access(gr_fsm *f, const gr_access *a, gr_error *err) {
-    if (a->space != GR_SPACE_GLOBAL && a->space != GR_SPACE_SHARED) return true;
-    if (!check_thread(f, a->thread, err)) return false;
-    if (a->size == 0 || a->size > 16)
-        return gr_fail(err, GR_ERR_INTERNAL, "access of %u bytes", a->size);
-    fsm_thread *t = &f->threads[a->thread];
-    uint32_t block = a->thread / f->tpb;
-    uint32_t warp = block * f->wpb + (a->thread % f->tpb) / f->ws;
+static void report(gr_fsm *f, const gr_access *a, uint32_t block, uint64_t addr,
+                   const gr_fsm_result *r) {
+    if (!f->on_race) return;
+    gr_race race = {
+        .kind = (uint8_t)r->kind, .cause = (uint8_t)r->cause, .space = a->space,
+        .flags = (uint8_t)r->flags, .block = a->space == GR_SPACE_SHARED ? block : 0,
+        .addr = addr, .first_thread = r->other_thread, .second_thread = a->thread,
+        .first_instr = r->other_instr == GR_FSM_INSTR_UNKNOWN ? GR_INSTR_UNKNOWN : r->other_instr,
+        .second_instr = a->instr, .count = 1,
+    };
+    f->on_race(f->user, &race);
+}
+
+/* The access as the transition function sees it, for one granule's `bytes`. */
+static inline gr_fsm_access fsm_access_of(const fsm_thread *t, const gr_access *a, uint32_t bytes) {
     bool atomic = a->kind == GR_ACCESS_ATOMIC;
-    bool vol = !atomic && (a->flags & GR_ACCESS_VOLATILE);
-    bool reads = a->kind == GR_ACCESS_READ || (atomic && a->op != GR_ATOM_ST && a->op != GR_ATOM_RED);
-    bool writes = a->kind == GR_ACCESS_WRITE || (atomic && a->op != GR_ATOM_LD);
-    gr_fsm_access fa = {
+    return (gr_fsm_access){
         .thread = a->thread, .bar = t->bar, .wep = t->wep,
         .instr = a->instr >= GR_FSM_INSTR_UNKNOWN ? GR_FSM_INSTR_UNKNOWN : a->instr,
-        .write = writes, .atomic = atomic, .cta = atomic && a->scope == GR_SCOPE_CTA, .vol = vol,
+        .bytes = bytes,
+        .write = a->kind == GR_ACCESS_WRITE || (atomic && a->op != GR_ATOM_LD),
+        .atomic = atomic, .cta = atomic && a->scope == GR_SCOPE_CTA,
+        .vol = !atomic && (a->flags & GR_ACCESS_VOLATILE), .bar_lag = t->bar - t->wbar,
     };
-    gr_fsm_ctx ctx = {
-        .threads_per_block = f->tpb, .warp_size = f->ws,
-        .block_regular = f->blocks[block].regular, .warp_regular = f->warp_regular[warp],
-        .taint = t->taint, .lockstep = f->lockstep, .grid_rel = f->grid_rel,
-    };
-    t->touched = 1;
+}
+
+/* The full transition, for words the quick path did not decide (kept out of line so the
+ * quick path stays short). */
+static __attribute__((noinline)) void update_slow(gr_fsm *f, const fsm_thread *t,
+                                                  const gr_access *a, uint32_t bytes,
+                                                  uint64_t *w, uint64_t single, uint64_t addr) {
+    gr_fsm_access fa = fsm_access_of(t, a, bytes);
+    gr_fsm_ctx *ctx = &f->ctx;
+    ctx->warp_regular = f->warp_regular[t->warp];
+    ctx->taint = t->taint;
+    ctx->grid_rel = f->grid_rel;
+    ctx->rep_block_rel = f->block_rel[gr_fsm_div(gr_fsm_rep(*w), f->tpb, ctx->tpb_recip)];
+    gr_fsm_result r = {0};
+    *w = gr_fsm_update_slow(*w, single, &fa, ctx, &r);
+    if (r.action == GR_FSM_ACT_UNDECIDED) f->undecided++;
+    else if (r.action == GR_FSM_ACT_RACE) report(f, a, t->block, addr, &r);
+}
+
+static __attribute__((noinline)) bool bad_access(const gr_fsm *f, const gr_access *a,
+                                                 gr_error *err) {
+    if (a->thread >= f->nthreads)
+        return gr_fail(err, GR_ERR_INTERNAL, "event names thread %u, but the launch has %u threads",
+                       a->thread, f->nthreads);
+    return gr_fail(err, GR_ERR_INTERNAL, "access of %u bytes", a->size);
+}
+
+/* Synchronization effects of a strong access come after the access's own check. */
+static void strong_effects(gr_fsm *f, fsm_thread *t, const gr_access *a, bool atomic, bool reads,
+                           bool writes) {
+    if (reads) {
+        t->strong_read = 1;
+        if (atomic && (a->sem == GR_SEM_ACQUIRE || a->sem == GR_SEM_ACQ_REL))
+            acquire(f, t, scope_level(a->scope));
+    }
+    if (writes) {
+        uint8_t level = atomic ? scope_level(a->scope) : 2;
+        if (atomic && (a->sem == GR_SEM_RELEASE || a->sem == GR_SEM_ACQ_REL))
+            release(f, t->block, level);
+        else if (t->fence_level)
+            release(f, t->block, t->fence_level < level ? t->fence_level : level);
+    }
+}
+
+/* The shadow word of granule `gi` (address / 4), or NULL when out of memory. */
+static inline uint64_t *shadow_word(gr_fsm *f, uint8_t space, uint32_t block, uint64_t gi,
+                                    gr_error *err) {
+    uint64_t key = page_key(space, block, gi / PAGE_WORDS);
+    uint64_t *words = f->last && f->last->key == key ? f->last->words : shadow_words(f, key, err);
+    return words ? &words[gi % PAGE_WORDS] : NULL;
+}
+
+/* Accesses spanning granules, atomics and volatile accesses. */
+static __attribute__((noinline)) bool feed_general(gr_fsm *f, fsm_thread *t, const gr_access *a,
+                                                   gr_error *err) {
+    gr_fsm_access fa = fsm_access_of(t, a, 0);
+    f->ctx.block_regular = f->blocks[t->block].regular;
+    t->touched = t->ever_touched = 1;
+    uint64_t base = gr_fsm_single(&fa); /* bytes are or-ed in per granule */
     uint64_t first = a->addr & ~(uint64_t)3, end = a->addr + a->size;
     for (uint64_t g = first; g < end; g += 4) {
         uint64_t lo = g < a->addr ? a->addr : g, hi = g + 4 < end ? g + 4 : end;
         fa.bytes = ((1u << (hi - lo)) - 1u) << (lo - g);
-        uint64_t gi = g >> 2;
-        uint64_t *words = shadow_words(f, page_key(a->space, block, gi / PAGE_WORDS), err);
-        if (!words) return false;
-        uint64_t *w = &words[gi % PAGE_WORDS];
-        if (gr_fsm_who(*w) != GR_FSM_WHO_NONE)
-            ctx.rep_block_rel = f->blocks[gr_fsm_rep(*w) / f->tpb].rel;
-        gr_fsm_result r = {0};
-        *w = gr_fsm_update(*w, &fa, &ctx, &r);
-        if (r.action == GR_FSM_ACT_UNDECIDED) {
-            f->undecided++;
-        } else if (r.action == GR_FSM_ACT_RACE && f->on_race) {
-            gr_race race = {
-                .kind = (uint8_t)r.kind, .cause = (uint8_t)r.cause, .space = a->space,
-                .flags = (uint8_t)r.flags, .block = a->space == GR_SPACE_SHARED ? block : 0,
-                .addr = lo, .first_thread = r.other_thread, .second_thread = a->thread,
-                .first_instr = r.other_instr == GR_FSM_INSTR_UNKNOWN ? GR_INSTR_UNKNOWN : r.other_instr,
-                .second_instr = a->instr, .count = 1,
-            };
-            f->on_race(f->user, &race);
-        }
+        uint64_t *w = shadow_word(f, a->space, t->block, g >> 2, err), nw;
+        if (!w) return false;
+        uint64_t single = base | (uint64_t)fa.bytes << 40;
+        if (gr_fsm_quick(*w, single, &fa, &f->ctx, &nw)) *w = nw;
+        else update_slow(f, t, a, fa.bytes, w, single, lo);
     }
-    /* Synchronization effects come after the access's own check. */
-    bool strong = atomic || vol;
-    if (strong && reads) {
-        t->strong_read = 1;
-        if (atomic && (a->sem == GR_SEM_ACQUIRE || a->sem == GR_SEM_ACQ_REL))
-            acquire(f, t, block, scope_level(a->scope));
-    }
-    if (strong && writes) {
-        uint8_t level = atomic ? scope_level(a->scope) : 2;
-        if (atomic && (a->sem == GR_SEM_RELEASE || a->sem == GR_SEM_ACQ_REL)) release(f, block, level);
-        else if (t->fence_level) release(f, block, t->fence_level < level ? t->fence_level : level);
-    }
+    bool atomic = a->kind == GR_ACCESS_ATOMIC;
+    if (atomic || fa.vol)
+        strong_effects(f, t, a, atomic,
+                       a->kind == GR_ACCESS_READ ||
+                           (atomic && a->op != GR_ATOM_ST && a->op != GR_ATOM_RED),
+                       fa.write);
+    return true;
+}
+
+/* The hot path, a plain access within one granule: a few loads, the quick decision on the
+ * shadow word, a store. Everything else goes to feed_general(). */
+bool gr_fsm_feed_access(gr_fsm *f, const gr_access *a, gr_error *err) {
+    _Static_assert(GR_SPACE_GLOBAL == 0 && GR_SPACE_SHARED == 1, "tracked spaces come first");
+    if (a->space > GR_SPACE_SHARED) return true;
+    if (a->thread >= f->nthreads || a->size == 0 || a->size > 16) return bad_access(f, a, err);
+    fsm_thread *t = &f->threads[a->thread];
+    uint32_t off = (uint32_t)a->addr & 3u;
+    if (off + a->size > 4u || a->kind > GR_ACCESS_WRITE || (a->flags & GR_ACCESS_VOLATILE))
+        return feed_general(f, t, a, err);
+    uint32_t bytes = ((1u << a->size) - 1u) << off;
+    gr_fsm_access fa = fsm_access_of(t, a, bytes);
+    f->ctx.block_regular = f->blocks[t->block].regular;
+    t->touched = t->ever_touched = 1;
+    uint64_t *w = shadow_word(f, a->space, t->block, a->addr >> 2, err), nw;
+    if (!w) return false;
+    uint64_t single = gr_fsm_single(&fa);
+    if (gr_fsm_quick(*w, single, &fa, &f->ctx, &nw)) *w = nw;
+    else update_slow(f, t, a, bytes, w, single, a->addr);
     return true;
 }
 
@@ -285,27 +380,65 @@ static void warp_sync(gr_fsm *f, uint32_t block, uint32_t warp, uint32_t mask) {
     }
 }
 
+/* An instance is "full" when every live thread of the block arrived at it as its same n-th
+ * barrier: then a thread's epoch (instances arrived at) says which barriers lie between two
+ * accesses. Anything else (partial thread counts, mismatched sequences) makes the block
+ * irregular: its same-block orderings become undecided. */
+static void barrier_arrive(gr_fsm *f, fsm_thread *t, uint32_t id, bool waits) {
+    fsm_block *b = &f->blocks[t->block];
+    fsm_barrier *bar = &b->bar[id];
+    if (bar->arrived == 0) {
+        bar->epoch = t->bar;
+        b->pending++;
+    } else if (bar->epoch != t->bar) {
+        b->regular = 0;
+    }
+    bar->arrived++;
+    if (t->taint > bar->taint) bar->taint = t->taint;
+    t->touched = 0;
+    if (waits) {
+        t->waiting = (uint8_t)(id + 1);
+        return;
+    }
+    /* bar.arrive: the thread moves to the next epoch at once, without acquiring anything; its
+     * warp's lanes no longer share warp epochs until they all wait at one instance. Its epoch
+     * may now pass instances it did not wait at, while a thread that exited no longer arrives
+     * at later instances, so "waited at a later instance" would stop meaning "ordered after
+     * it": bar.arrive and an exit after accesses together make the block irregular. */
+    b->split = 1;
+    if (b->exited_after_access) b->regular = 0;
+    t->bar++;
+    t->wep = 0;
+    f->warp_regular[t->warp] = 0;
+}
+
 static bool barrier_complete(gr_fsm *f, uint32_t block, uint32_t id, gr_error *err) {
     fsm_block *b = &f->blocks[block];
     fsm_barrier *bar = &b->bar[id];
     if (bar->arrived == 0)
         return gr_fail(err, GR_ERR_INTERNAL, "barrier %u of block %u completes with no arrival", id,
                        block);
-    bool full = bar->arrived == b->live && !bar->arrive_only;
-    if (!full) b->regular = 0;
+    if (bar->arrived - bar->gone != b->live) b->regular = 0;
+    fsm_thread *bt = &f->threads[block * f->tpb];
     for (uint32_t i = 0; i < f->tpb; i++) {
-        fsm_thread *t = &f->threads[block * f->tpb + i];
-        if (t->exited) continue;
-        /* Over-approximating who took part only widens the taint: conservative. */
+        fsm_thread *t = &bt[i];
+        if (t->exited || t->waiting != id + 1) continue;
+        /* Over-approximating what the waiters acquire only widens the taint: conservative. */
         if (bar->taint > t->taint) t->taint = bar->taint;
-        if (full) {
-            t->bar++;
-            t->wep = 0;
-            t->touched = 0;
-        }
+        t->waiting = 0;
+        t->bar++;
+        t->wbar = t->bar;
+        t->wep = 0;
     }
-    if (full) memset(&f->warp_regular[block * f->wpb], 1, f->wpb);
+    /* A warp whose live lanes all waited here starts a fresh warp epoch together. */
+    for (uint32_t w = 0; w < f->wpb; w++) {
+        bool all = true;
+        for (uint32_t l = w * f->ws; l < (w + 1) * f->ws && l < f->tpb; l++)
+            if (!bt[l].exited && (bt[l].bar != bar->epoch + 1 || bt[l].wbar != bt[l].bar)) all = false;
+        f->warp_regular[block * f->wpb + w] = all;
+    }
     memset(bar, 0, sizeof *bar);
+    b->pending--;
     return true;
 }
 
@@ -324,11 +457,8 @@ bool gr_fsm_event(gr_fsm *f, const gr_event *ev, gr_error *err) {
         if (!check_thread(f, ev->u.arrive.thread, err)) return false;
         if (ev->u.arrive.barrier >= MAX_BARRIERS)
             return gr_fail(err, GR_ERR_INTERNAL, "barrier id %u out of range", ev->u.arrive.barrier);
-        fsm_thread *t = &f->threads[ev->u.arrive.thread];
-        fsm_barrier *bar = &f->blocks[ev->u.arrive.thread / f->tpb].bar[ev->u.arrive.barrier];
-        bar->arrived++;
-        if (!ev->u.arrive.waits) bar->arrive_only = 1;
-        if (t->taint > bar->taint) bar->taint = t->taint;
+        barrier_arrive(f, &f->threads[ev->u.arrive.thread], ev->u.arrive.barrier,
+                       ev->u.arrive.waits);
         return true;
     }
     case GR_EV_BARRIER_COMPLETE:
@@ -346,7 +476,7 @@ bool gr_fsm_event(gr_fsm *f, const gr_event *ev, gr_error *err) {
         if (!check_thread(f, ev->u.fence.thread, err)) return false;
         fsm_thread *t = &f->threads[ev->u.fence.thread];
         uint8_t level = scope_level(ev->u.fence.scope);
-        if (t->strong_read) acquire(f, t, ev->u.fence.thread / f->tpb, level);
+        if (t->strong_read) acquire(f, t, level);
         if (level > t->fence_level) t->fence_level = level;
         return true;
     }
@@ -354,11 +484,18 @@ bool gr_fsm_event(gr_fsm *f, const gr_event *ev, gr_error *err) {
         if (!check_thread(f, ev->u.exit.thread, err)) return false;
         fsm_thread *t = &f->threads[ev->u.exit.thread];
         if (t->exited) return true;
-        fsm_block *b = &f->blocks[ev->u.exit.thread / f->tpb];
+        fsm_block *b = &f->blocks[t->block];
         t->exited = 1;
         b->live--;
         /* Its latest accesses will never be ordered by the barriers the others still pass. */
         if (t->touched) b->regular = 0;
+        if (t->ever_touched) {
+            b->exited_after_access = 1;
+            if (b->split) b->regular = 0;
+        }
+        /* Pending instances it arrived at (bar.arrive) count it no longer as a live thread. */
+        for (uint32_t id = 0; b->pending && id < MAX_BARRIERS; id++)
+            if (b->bar[id].arrived && b->bar[id].epoch < t->bar) b->bar[id].gone++;
         return true;
     }
     case GR_EV_KERNEL_END:

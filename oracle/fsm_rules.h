@@ -9,7 +9,7 @@
  * summarizes the set of earlier accesses that may still race with later ones ("members"):
  *   bits  0..3  state = who * 3 + epoch status          (who: none/one/warp/block/grid)
  *   bits  4..23 rep   = linear id of the latest member's thread (20 bits)
- *   bits 24..31 bar   = block-barrier epoch of the latest member (mod 256)
+ *   bits 24..31 bar   = barrier epoch of the latest member (LOOSE: the latest of any member)
  *   bits 32..39 wep   = warp-sync epoch since that barrier of the latest member (mod 256)
  *   bits 40..43 bytes = union of the bytes of the granule the members touched
  *   bit  44     uniform: every member touched exactly `bytes`
@@ -18,8 +18,16 @@
  *   bit  49     some member is a block-scope atomic
  *   bit  50     some member is volatile
  *   bits 51..63 instruction id of the latest member (13 bits; all-ones = unknown)
- * Epoch status: EXACT (all members at bar/wep), OLDW (one thread: its reads at bar/wep, its
- * writes at an older barrier epoch), LOOSE (members at unknown older epochs).
+ * Epoch status: EXACT (all members at bar, and at wep for one thread or warp), OLDW (the
+ * writing members at barrier epochs before bar, the readers at bar/wep; `who` describes the
+ * readers), LOOSE (members at unknown epochs no later than bar).
+ *
+ * A thread's barrier epoch counts the barrier instances it arrived at; `bar_lag` says how many
+ * of the latest it only arrived at (bar.arrive) without waiting. A member at epoch e happens
+ * before an access of its block when the accessing thread waited at an instance after e.
+ *
+ * gr_fsm_quick() decides the common cases in a few operations; gr_fsm_update_slow() the rest;
+ * gr_fsm_update() is both. On the device the update is a CAS loop around gr_fsm_update().
  *
  * The decision is three-valued: for the class of members certainly unordered with the access
  * we ask whether conflict and atomic-incompatibility are certain, possible or impossible; the
@@ -37,7 +45,9 @@ typedef uint64_t gr_fsm_u64;
 #endif
 
 #if defined(__CUDACC__)
-#define GR_FSM_FN static __host__ __device__ inline
+#define GR_FSM_FN static __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
+#define GR_FSM_FN static inline __attribute__((always_inline))
 #else
 #define GR_FSM_FN static inline
 #endif
@@ -112,6 +122,10 @@ typedef struct gr_fsm_access {
     gr_fsm_u32 atomic;  /* morally strong atomic */
     gr_fsm_u32 cta;     /* atomic of block scope */
     gr_fsm_u32 vol;     /* volatile */
+    /* Barrier epochs since the last barrier instance the thread waited at (bar.sync); 0 for a
+     * thread that waits at every barrier. A thread that only arrives (bar.arrive) moves its
+     * epoch on without being ordered after the others. */
+    gr_fsm_u32 bar_lag;
 } gr_fsm_access;
 
 /* Synchronization context of the accessing thread and of the recorded members' block. */
@@ -126,7 +140,19 @@ typedef struct gr_fsm_ctx {
      * and of the whole grid (bit1 only). */
     gr_fsm_u32 rep_block_rel;
     gr_fsm_u32 grid_rel;
+    /* Optional reciprocals ceil(2^40 / threads_per_block) and ceil(2^40 / warp_size)
+     * (gr_fsm_reciprocal): divisions of thread ids become a multiply and a shift. 0 = divide. */
+    gr_fsm_u64 tpb_recip, ws_recip;
 } gr_fsm_ctx;
+
+/* Exact for n < 2^20 and any divisor d <= 2^20: the rounding error of the reciprocal stays
+ * below 2^40 / n. */
+GR_FSM_FN gr_fsm_u64 gr_fsm_reciprocal(gr_fsm_u32 d) {
+    return d ? (((gr_fsm_u64)1 << 40) + d - 1u) / d : 0u;
+}
+GR_FSM_FN gr_fsm_u32 gr_fsm_div(gr_fsm_u32 n, gr_fsm_u32 d, gr_fsm_u64 recip) {
+    return recip ? (gr_fsm_u32)(((gr_fsm_u64)n * recip) >> 40) : n / d;
+}
 
 typedef struct gr_fsm_result {
     gr_fsm_u32 action;
@@ -135,7 +161,7 @@ typedef struct gr_fsm_result {
     gr_fsm_u32 other_write;   /* the member (rep) wrote: RAW vs WAR */
     gr_fsm_u32 kind;          /* gr_race_kind */
     gr_fsm_u32 cause;         /* gr_race_cause */
-    gr_fsm_u32 flags;         /* GR_RACE_SCOPED / GR_RACE_VOLATILE */
+    gr_fsm_u32 flags;         /* GR_RACE_SCOPED / GR_RACE_VOLATILE / GR_RACE_KIND_INEXACT */
 } gr_fsm_result;
 
 /* Field access. */
@@ -191,53 +217,164 @@ enum {
     GR_FSM_CAUSE_SAME_STEP, GR_FSM_CAUSE_SCOPE_ATOMIC, GR_FSM_CAUSE_SCOPE_FENCE,
     GR_FSM_CAUSE_NO_ACQUIRE,
 };
-enum { GR_FSM_FLAG_SCOPED = 1, GR_FSM_FLAG_VOLATILE = 2 };
+enum { GR_FSM_FLAG_SCOPED = 1, GR_FSM_FLAG_VOLATILE = 2, GR_FSM_FLAG_KIND_INEXACT = 4 };
 
-/* One transition: old shadow word + access -> new shadow word; *r says what to report. */
-GR_FSM_FN gr_fsm_u64 gr_fsm_update(gr_fsm_u64 w, const gr_fsm_access *a, const gr_fsm_ctx *c,
-                                   gr_fsm_result *r) {
-    r->action = GR_FSM_ACT_NONE;
+/* Every field but the instruction id: equal means same thread, epochs, bytes and kind. */
+#define GR_FSM_ALL_BUT_INSTR ((((gr_fsm_u64)1) << 51) - 1u)
+
+/* The cheap cases, decided from the word and a few registers: the word is empty, or holds
+ * only this thread's same kind of access at the same epochs, or the access is ordered after
+ * every member (program order, or a barrier it waited at) and covers them (see below). Then
+ * the access alone remains, nothing is reported, and this returns 1 with the new word in *out.
+ * Needs of `c` only threads_per_block, tpb_recip and block_regular. `single` is
+ * gr_fsm_single(a). */
+GR_FSM_FN gr_fsm_u32 gr_fsm_quick(gr_fsm_u64 w, gr_fsm_u64 single, const gr_fsm_access *a,
+                                  const gr_fsm_ctx *c, gr_fsm_u64 *out) {
+    *out = single;
+    gr_fsm_u64 diff = w ^ single;
+    if ((diff & GR_FSM_ALL_BUT_INSTR) == 0u || (w & 0xfu) == 0u) return 1u;
+    gr_fsm_u32 wtri = gr_fsm_wtri(w), ptri = gr_fsm_ptri(w);
+    gr_fsm_u32 covers = (a->write || wtri == GR_FSM_TRI_NONE) &&
+                        (!a->atomic || (ptri == GR_FSM_TRI_NONE && (a->cta || !gr_fsm_cta(w))));
+    if (!covers) return 0u;
     gr_fsm_u32 who = gr_fsm_who(w);
-    if (who == GR_FSM_WHO_NONE) return gr_fsm_single(a);
+    if (who == GR_FSM_WHO_ONE && (diff & 0xfffff0u) == 0u) return 1u; /* same thread */
+    if (!c->block_regular || who > GR_FSM_WHO_BLOCK) return 0u;
+    if (gr_fsm_div(gr_fsm_rep(w), c->threads_per_block, c->tpb_recip) !=
+        gr_fsm_div(a->thread, c->threads_per_block, c->tpb_recip))
+        return 0u;
+    gr_fsm_u32 back = (a->bar - gr_fsm_bar(w)) & 0xffu;
+    return back < 240u && back > a->bar_lag;
+}
 
-    gr_fsm_u32 estat = gr_fsm_estat(w), rep = gr_fsm_rep(w), bytes = gr_fsm_bytes(w);
-    gr_fsm_u32 wtri = gr_fsm_wtri(w), ptri = gr_fsm_ptri(w), some_cta = gr_fsm_cta(w);
+/* Field masks of the shadow word, for updates done with bit operations. */
+#define GR_FSM_M_REP (0xfffffull << 4)
+#define GR_FSM_M_BAR (0xffull << 24)
+#define GR_FSM_M_WEP (0xffull << 32)
+#define GR_FSM_M_BYTES (0xfull << 40)
+#define GR_FSM_M_UNIFORM (1ull << 44)
+#define GR_FSM_M_WTRI (3ull << 45)
+#define GR_FSM_M_PTRI (3ull << 47)
+#define GR_FSM_M_CTA (1ull << 49)
+#define GR_FSM_M_VOL (1ull << 50)
+#define GR_FSM_M_INSTR (0x1fffull << 51)
+
+/* The union of `w`'s members and the access `single` (gr_fsm_single()), except the state
+ * (who and epoch status) and the barrier epoch: the latest member's thread, warp epoch and
+ * instruction are the access's; bytes, flags and tri-states merge. */
+GR_FSM_FN gr_fsm_u64 gr_fsm_union(gr_fsm_u64 w, gr_fsm_u64 single) {
+    gr_fsm_u64 nw = single & (GR_FSM_M_REP | GR_FSM_M_WEP | GR_FSM_M_INSTR);
+    nw |= (w | single) & (GR_FSM_M_BYTES | GR_FSM_M_CTA | GR_FSM_M_VOL);
+    if ((w & GR_FSM_M_UNIFORM) && ((w ^ single) & GR_FSM_M_BYTES) == 0u) nw |= GR_FSM_M_UNIFORM;
+    /* A tri-state stays when both sides agree, else becomes SOME. */
+    gr_fsm_u64 some_w = (gr_fsm_u64)GR_FSM_TRI_SOME << 45, some_p = (gr_fsm_u64)GR_FSM_TRI_SOME << 47;
+    nw |= ((w ^ single) & GR_FSM_M_WTRI) ? some_w : (w & GR_FSM_M_WTRI);
+    nw |= ((w ^ single) & GR_FSM_M_PTRI) ? some_p : (w & GR_FSM_M_PTRI);
+    return nw;
+}
+
+/* The summary of the members and the access together. Epochs stay exact only when every member
+ * shares the access's epochs; OLDW stays OLDW when another reader joins at the readers' epochs;
+ * LOOSE keeps the latest epoch of any member (members that ran ahead included). */
+GR_FSM_FN gr_fsm_u64 gr_fsm_merge(gr_fsm_u64 w, gr_fsm_u64 single, const gr_fsm_access *a,
+                                  const gr_fsm_ctx *c, gr_fsm_u32 nwho, gr_fsm_u32 back,
+                                  gr_fsm_u32 dwep) {
+    gr_fsm_u32 estat = gr_fsm_estat(w);
+    gr_fsm_u32 nestat = GR_FSM_LOOSE;
+    if (nwho != GR_FSM_WHO_GRID && c->block_regular && back == 0 && a->bar < 240u &&
+        (nwho == GR_FSM_WHO_BLOCK || (dwep == 0 && a->wep <= 0xffu && c->warp_regular))) {
+        if (estat == GR_FSM_EXACT) nestat = GR_FSM_EXACT;
+        else if (estat == GR_FSM_OLDW && !a->write) nestat = GR_FSM_OLDW;
+    }
+    return gr_fsm_union(w, single) | ((back >= 240u ? w : single) & GR_FSM_M_BAR) |
+           (gr_fsm_u64)(nwho * 3u + nestat);
+}
+
+/* The full transition for words gr_fsm_quick() did not decide (`single` as there). */
+GR_FSM_FN gr_fsm_u64 gr_fsm_update_slow(gr_fsm_u64 w, gr_fsm_u64 single, const gr_fsm_access *a,
+                                        const gr_fsm_ctx *c, gr_fsm_result *r) {
+    r->action = GR_FSM_ACT_NONE;
+    gr_fsm_u32 who = gr_fsm_who(w), estat = gr_fsm_estat(w), rep = gr_fsm_rep(w);
+    gr_fsm_u32 bytes = gr_fsm_bytes(w), wtri = gr_fsm_wtri(w), ptri = gr_fsm_ptri(w);
+    gr_fsm_u32 some_cta = gr_fsm_cta(w);
     gr_fsm_u32 tpb = c->threads_per_block, ws = c->warp_size;
-    gr_fsm_u32 rep_block = rep / tpb, my_block = a->thread / tpb;
-    gr_fsm_u32 rep_warp = (rep % tpb) / ws, my_warp = (a->thread % tpb) / ws;
-    gr_fsm_u32 dbar = (a->bar - gr_fsm_bar(w)) & 0xffu, dwep = (a->wep - gr_fsm_wep(w)) & 0xffu;
-    /* An equal 8-bit epoch may hide a multiple of 256 once the full counter passed 255. */
-    gr_fsm_u32 bar_ambiguous = a->bar > 0xffu, wep_ambiguous = a->wep > 0xffu;
-
+    gr_fsm_u32 rep_block = gr_fsm_div(rep, tpb, c->tpb_recip);
+    gr_fsm_u32 my_block = gr_fsm_div(a->thread, tpb, c->tpb_recip);
     gr_fsm_u32 same_thread = (who == GR_FSM_WHO_ONE && rep == a->thread);
     gr_fsm_u32 same_block = (who <= GR_FSM_WHO_BLOCK && rep_block == my_block);
-    gr_fsm_u32 same_warp = same_block && who <= GR_FSM_WHO_WARP && rep_warp == my_warp;
+    gr_fsm_u32 same_warp = 0;
+    if (same_block && who <= GR_FSM_WHO_WARP)
+        same_warp = gr_fsm_div(rep - rep_block * tpb, ws, c->ws_recip) ==
+                    gr_fsm_div(a->thread - my_block * tpb, ws, c->ws_recip);
+    gr_fsm_u32 nwho = same_thread  ? GR_FSM_WHO_ONE
+                      : same_warp  ? GR_FSM_WHO_WARP
+                      : same_block ? GR_FSM_WHO_BLOCK
+                                   : GR_FSM_WHO_GRID;
+    /* Barrier epochs: how far the members' (latest) epoch lies behind the access's. A thread
+     * that only arrives (bar.arrive) runs at most 16 instances ahead, so 240..255 means ahead. */
+    gr_fsm_u32 back = (a->bar - gr_fsm_bar(w)) & 0xffu, dwep = (a->wep - gr_fsm_wep(w)) & 0xffu;
+    gr_fsm_u32 ahead = back >= 240u;
+    /* The access's thread waited at a barrier instance the members' threads reached after the
+     * members: every member happens before the access. */
+    gr_fsm_u32 barrier_ordered = !ahead && back > a->bar_lag;
+    /* Past 240 barriers an 8-bit epoch may hide a multiple of 256: "not ordered" is unsure. */
+    gr_fsm_u32 bar_ambiguous = a->bar >= 240u, wep_ambiguous = a->wep > 0xffu;
+
+    /* Ordered after every member (program order, a barrier, a full-warp sync): nothing to
+     * report. Members covered by the access are dropped (FastTrack): a write covers
+     * everything, a read covers reads; an atomic covers only atomics of its block whose scope
+     * is at least as wide. (Every ORD_ALL row of the action table is "nothing".) */
+    gr_fsm_u32 ordered =
+        same_thread ||
+        (same_block && c->block_regular &&
+         (barrier_ordered || (!bar_ambiguous && back == 0 && same_warp && c->warp_regular && dwep != 0)));
+    if (ordered) {
+        gr_fsm_u32 covers = (a->write || wtri == GR_FSM_TRI_NONE) &&
+                            (!a->atomic || (ptri == GR_FSM_TRI_NONE && (a->cta || !some_cta)));
+        if (covers) return single;
+        /* A plain read after a barrier that orders every member (or by the members' own thread
+         * at a later epoch): the earlier reads go, the writes stay (threads of other blocks may
+         * still race with them) but are known to lie before this reader's epoch. */
+        if (!a->write && !a->atomic && c->block_regular && !ahead && back != 0 &&
+            (barrier_ordered || (same_thread && estat != GR_FSM_LOOSE)))
+            return (gr_fsm_union(w, single) & ~GR_FSM_M_WTRI) | (single & GR_FSM_M_BAR) |
+                   (gr_fsm_u64)GR_FSM_TRI_SOME << 45 |
+                   (gr_fsm_u64)(GR_FSM_WHO_ONE * 3u + GR_FSM_OLDW);
+        return gr_fsm_merge(w, single, a, c, nwho, back, dwep);
+    }
+    /* No member can conflict (other bytes, or a read among readers), or all are device-scope
+     * atomics like the access: nothing to report whatever the order. */
+    gr_fsm_u32 overlap_any = (a->bytes & bytes) != 0;
+    if (!overlap_any || (!a->write && wtri == GR_FSM_TRI_NONE) ||
+        (a->atomic && !a->cta && ptri == GR_FSM_TRI_NONE && !some_cta))
+        return gr_fsm_merge(w, single, a, c, nwho, back, dwep);
+
     gr_fsm_u32 writes_ordered = 0; /* OLDW: the members' writes are ordered before the access */
     gr_fsm_u32 cross = 0;          /* the unordered members lie in other blocks */
     gr_fsm_u32 order, cause = GR_FSM_CAUSE_NO_SYNC_BLOCKS;
-
-    if (same_thread) {
-        order = GR_FSM_ORD_ALL; /* program order */
-    } else if (same_block) {
+    if (same_block) {
         cause = GR_FSM_CAUSE_NO_BARRIER;
-        if (!c->block_regular) {
+        if (!c->block_regular || bar_ambiguous) {
             order = GR_FSM_ORD_UNKNOWN;
-        } else if (dbar != 0) {
-            order = GR_FSM_ORD_ALL; /* a barrier of the whole block lies between */
+        } else if (back != 0) {
+            /* Different epochs, but the access's thread has not waited since the members' epoch
+             * (it only arrived), or the members ran ahead: no barrier orders them. A warp sync
+             * might, so lanes of one warp stay unknown. */
+            order = same_warp || estat == GR_FSM_LOOSE ? GR_FSM_ORD_UNKNOWN : GR_FSM_UNORD;
         } else if (same_warp) {
             cause = c->lockstep ? GR_FSM_CAUSE_SAME_STEP : GR_FSM_CAUSE_NO_WARP_SYNC;
-            if (!c->warp_regular) order = GR_FSM_ORD_UNKNOWN;
-            else if (dwep != 0) order = GR_FSM_ORD_ALL; /* a full-warp sync lies between */
-            else if (bar_ambiguous || wep_ambiguous || estat == GR_FSM_LOOSE) order = GR_FSM_ORD_UNKNOWN;
+            if (!c->warp_regular || wep_ambiguous || estat == GR_FSM_LOOSE) order = GR_FSM_ORD_UNKNOWN;
             else order = GR_FSM_UNORD;
-        } else if (bar_ambiguous || estat == GR_FSM_LOOSE) {
+        } else if (estat == GR_FSM_LOOSE) {
             order = GR_FSM_ORD_UNKNOWN;
         } else {
             /* Same barrier epoch; the members in other warps (there is at least one: a single
              * member in another warp, or a summary spanning warps) are unordered. */
             order = GR_FSM_UNORD;
         }
-        if (order == GR_FSM_UNORD && estat == GR_FSM_OLDW) writes_ordered = 1;
+        /* OLDW: the writes lie before the readers' epoch; the access waited since then. */
+        if (order == GR_FSM_UNORD && estat == GR_FSM_OLDW && !ahead && back >= a->bar_lag)
+            writes_ordered = 1;
         /* A release/acquire chain inside the block could order them after all. */
         if (order == GR_FSM_UNORD && c->taint >= 1u && (c->rep_block_rel & 1u)) {
             order = GR_FSM_ORD_UNKNOWN;
@@ -252,17 +389,18 @@ GR_FSM_FN gr_fsm_u64 gr_fsm_update(gr_fsm_u64 w, const gr_fsm_access *a, const g
         if (c->taint == 1u || ((rel & 1u) && !(rel & 2u))) cause = GR_FSM_CAUSE_SCOPE_FENCE;
     }
 
-    /* Conflict: overlapping bytes and a write on either side. */
-    gr_fsm_u32 overlap_any = (a->bytes & bytes) != 0;
+    /* Conflict: overlapping bytes and a write on either side. When every member lies in one
+     * other block, all are unordered, so "some member writes" is certain. */
     gr_fsm_u32 overlap_all = ((a->bytes & bytes) == bytes) || (gr_fsm_uniform(w) && overlap_any);
+    gr_fsm_u32 all_unordered = cross && who != GR_FSM_WHO_GRID;
+    gr_fsm_u32 writer_unordered =
+        wtri == GR_FSM_TRI_ALL || (all_unordered && wtri == GR_FSM_TRI_SOME);
     gr_fsm_u32 conflict;
     if (writes_ordered) {
         /* Only the reads at the current epochs are unordered. */
-        conflict = !overlap_any || !a->write ? GR_FSM_NO : overlap_all ? GR_FSM_YES : GR_FSM_MAYBE;
-    } else if (!overlap_any || (!a->write && wtri == GR_FSM_TRI_NONE)) {
-        conflict = GR_FSM_NO;
+        conflict = !a->write ? GR_FSM_NO : overlap_all ? GR_FSM_YES : GR_FSM_MAYBE;
     } else {
-        conflict = overlap_all && (a->write || wtri == GR_FSM_TRI_ALL) ? GR_FSM_YES : GR_FSM_MAYBE;
+        conflict = overlap_all && (a->write || writer_unordered) ? GR_FSM_YES : GR_FSM_MAYBE;
     }
     /* Atomic incompatibility: a non-atomic side, or a scope that misses the other block. */
     gr_fsm_u32 incompat;
@@ -272,21 +410,26 @@ GR_FSM_FN gr_fsm_u64 gr_fsm_update(gr_fsm_u64 w, const gr_fsm_access *a, const g
 
     r->action = gr_fsm_action(order, conflict, incompat);
     if (r->action == GR_FSM_ACT_RACE) {
-        gr_fsm_u32 member_atomic = ptri == GR_FSM_TRI_NONE;
+        /* The kind of an unordered conflicting member: certain when the summary says all
+         * members are atomic (or all plain) and, for plain pairs, whether it wrote. */
+        gr_fsm_u32 member_atomic = ptri == GR_FSM_TRI_NONE, member_plain = ptri == GR_FSM_TRI_ALL;
+        gr_fsm_u32 reads_only = writes_ordered || wtri == GR_FSM_TRI_NONE;
         r->other_thread = rep;
         r->other_instr = gr_fsm_instr(w);
-        r->other_write = wtri != GR_FSM_TRI_NONE && !writes_ordered;
+        r->other_write = !reads_only && (writer_unordered || a->write);
         r->flags = 0;
         if (a->atomic && member_atomic) {
             r->kind = GR_FSM_KIND_ATOMIC_SCOPE;
             r->flags |= GR_FSM_FLAG_SCOPED;
             cause = GR_FSM_CAUSE_SCOPE_ATOMIC;
-        } else if (a->atomic != member_atomic && (a->atomic || ptri == GR_FSM_TRI_NONE)) {
+        } else if (a->atomic || member_atomic) {
             r->kind = GR_FSM_KIND_ATOMIC_PLAIN;
-        } else if (!a->write) {
-            r->kind = GR_FSM_KIND_RAW;
+            if (!member_atomic && !member_plain) r->flags |= GR_FSM_FLAG_KIND_INEXACT;
         } else {
-            r->kind = r->other_write ? GR_FSM_KIND_WAW : GR_FSM_KIND_WAR;
+            if (!a->write) r->kind = GR_FSM_KIND_RAW;
+            else r->kind = reads_only ? GR_FSM_KIND_WAR : GR_FSM_KIND_WAW;
+            if (!member_plain || (a->write && !reads_only && !writer_unordered))
+                r->flags |= GR_FSM_FLAG_KIND_INEXACT;
         }
         if (cause == GR_FSM_CAUSE_SCOPE_FENCE) r->flags |= GR_FSM_FLAG_SCOPED;
         /* Both sides strong and at least one volatile: a warning, not an error. */
@@ -294,40 +437,16 @@ GR_FSM_FN gr_fsm_u64 gr_fsm_update(gr_fsm_u64 w, const gr_fsm_access *a, const g
             r->flags |= GR_FSM_FLAG_VOLATILE;
         r->cause = cause;
     }
+    return gr_fsm_merge(w, single, a, c, nwho, back, dwep);
+}
 
-    /* Next state. Members ordered before a covering access are dropped (FastTrack): a write
-     * covers everything, a read covers reads; an atomic covers only atomics of its block whose
-     * scope is at least as wide. */
-    if (order == GR_FSM_ORD_ALL) {
-        gr_fsm_u32 covers_kind = a->write || wtri == GR_FSM_TRI_NONE;
-        gr_fsm_u32 covers_atomicity =
-            !a->atomic || (ptri == GR_FSM_TRI_NONE && (a->cta || !some_cta));
-        if (covers_kind && covers_atomicity) return gr_fsm_single(a);
-        /* A thread re-reading what it wrote before a barrier: keep the write, mark it older. */
-        if (same_thread && !a->write && !a->atomic && dbar != 0 && c->block_regular &&
-            estat != GR_FSM_LOOSE)
-            return gr_fsm_pack(GR_FSM_WHO_ONE, GR_FSM_OLDW, a->thread, a->bar, a->wep,
-                               bytes | a->bytes, gr_fsm_uniform(w) && bytes == a->bytes,
-                               GR_FSM_TRI_SOME, gr_fsm_tri_merge(ptri, 1u), some_cta,
-                               gr_fsm_vol(w) | a->vol, a->instr);
-    }
-    gr_fsm_u32 nwho;
-    if (same_thread) nwho = GR_FSM_WHO_ONE;
-    else if (same_warp || (who == GR_FSM_WHO_ONE && rep_block == my_block && rep_warp == my_warp))
-        nwho = GR_FSM_WHO_WARP;
-    else if (who <= GR_FSM_WHO_BLOCK && rep_block == my_block) nwho = GR_FSM_WHO_BLOCK;
-    else nwho = GR_FSM_WHO_GRID;
-    /* The merged set keeps exact epochs only when every member shares the access's epochs. */
-    gr_fsm_u32 nestat = GR_FSM_LOOSE;
-    if (nwho != GR_FSM_WHO_GRID && c->block_regular && dbar == 0 && !bar_ambiguous &&
-        (nwho == GR_FSM_WHO_BLOCK || (dwep == 0 && !wep_ambiguous && c->warp_regular))) {
-        if (estat == GR_FSM_EXACT) nestat = GR_FSM_EXACT;
-        else if (estat == GR_FSM_OLDW && nwho == GR_FSM_WHO_ONE && !a->write) nestat = GR_FSM_OLDW;
-    }
-    return gr_fsm_pack(nwho, nestat, a->thread, a->bar, a->wep, bytes | a->bytes,
-                       gr_fsm_uniform(w) && bytes == a->bytes, gr_fsm_tri_merge(wtri, a->write),
-                       gr_fsm_tri_merge(ptri, !a->atomic), some_cta | (a->atomic && a->cta),
-                       gr_fsm_vol(w) | a->vol, a->instr);
+/* One transition: old shadow word + access -> new shadow word; *r says what to report. */
+GR_FSM_FN gr_fsm_u64 gr_fsm_update(gr_fsm_u64 w, const gr_fsm_access *a, const gr_fsm_ctx *c,
+                                   gr_fsm_result *r) {
+    gr_fsm_u64 single = gr_fsm_single(a), quick;
+    r->action = GR_FSM_ACT_NONE;
+    if (gr_fsm_quick(w, single, a, c, &quick)) return quick;
+    return gr_fsm_update_slow(w, single, a, c, r);
 }
 
 #endif

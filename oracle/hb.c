@@ -199,6 +199,12 @@ static uint32_t map_find(gr_hb *h, loc_map *m, const loc_key *k, uint32_t insert
     return insert_index - 1;
 }
 
+/* Empties the map but keeps its storage (kernel end: the next launch reuses it). */
+static void map_clear(loc_map *m) {
+    if (m->cap) memset(m->vals, 0, m->cap * sizeof *m->vals);
+    m->n = 0;
+}
+
 static void map_free(loc_map *m) {
     free(m->keys);
     free(m->vals);
@@ -312,13 +318,13 @@ static void reset_all(gr_hb *h) {
     memset(h->block_cta_release, 0, h->nblocks);
     for (size_t i = 0; i < h->ncells; i++) free(h->cells[i].acc.v);
     h->ncells = 0;
-    map_free(&h->cells_map);
+    map_clear(&h->cells_map);
     for (size_t i = 0; i < h->nsyncs; i++) {
         sync_clear(h, &h->syncs[i]);
         free(h->syncs[i].e);
     }
     h->nsyncs = 0;
-    map_free(&h->sync_map);
+    map_clear(&h->sync_map);
 }
 
 gr_hb *gr_hb_create(const gr_launch_geometry *geom, bool lockstep, gr_race_fn on_race, void *user,

@@ -22,6 +22,9 @@ typedef enum gr_race_kind {
 enum {
     GR_RACE_SCOPED = 1u << 0,    /* synchronization existed but its scope was too narrow */
     GR_RACE_VOLATILE = 1u << 1,  /* both accesses strong (volatile): severity warning */
+    /* FSM only: the earlier access is one of several summarized in constant space, which
+     * differ in kind (plain/atomic, read/write); the kind names one that may apply. */
+    GR_RACE_KIND_INEXACT = 1u << 2,
 };
 
 /* Why the two accesses are unordered, in the detector's words. */

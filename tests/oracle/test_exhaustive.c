@@ -1,28 +1,48 @@
 /* Exhaustive differential check of the shadow FSM against happens-before.
  *
- * Bound: 3 threads placed in 4 ways (one warp; two warps of one block; two blocks; two blocks
- * with one thread per warp), per-thread programs over 12 operations (read, write, atomic add
- * of block or device scope on 2 addresses, barrier, __syncwarp, fence of block or device scope),
- * every program triple up to TOTAL_EVENTS operations in all (at most 5 per thread), every
- * interleaving the barrier and warp-sync semantics allow. Symmetric threads and address
- * renamings are pruned. For each trace: when the FSM decided every access, its racy addresses
- * equal HB's; always, every address the FSM calls racy HB calls racy too. Then random traces
- * with more threads. */
+ * Bound (EXHAUSTIVE_TOTAL, set by CMake): 3 threads placed in 4 ways (one warp; two warps of one
+ * block; two blocks; two blocks with one thread per warp); per-thread programs over 13
+ * operations (read, write, atomic add of block or device scope, each on 2 addresses;
+ * bar.sync 0; bar.arrive 0; __syncwarp; fence of block or device scope); every program triple
+ * with at most EXHAUSTIVE_TOTAL operations in all (at most 5 per thread); every interleaving the
+ * barrier and warp-sync semantics allow, up to reordering of independent steps.
+ *
+ * Partial-order reduction: two steps of different threads are independent when both are
+ * accesses to different addresses, both plain reads, or a fence and a plain access; sync
+ * operations and a thread's last step (its exit) depend on everything. Interleavings that differ
+ * only by swapping adjacent independent steps have the same happens-before relation, so a
+ * depth-first search with sleep sets runs at least one interleaving per equivalence class
+ * (Mazurkiewicz trace). With EXHAUSTIVE_POR=0 every interleaving runs (the sanitized variant,
+ * at a smaller bound, checks that the reduction loses nothing on the FSM side either).
+ * Symmetric programs (threads of one warp swapped, addresses renamed) are pruned, and so are
+ * programs whose happens-before verdict a smaller program already gives (useful_program()).
+ *
+ * Per trace: when the FSM decided every access, the accesses it reports as racing with an
+ * earlier one are exactly those HB reports; always, every access the FSM reports HB reports too,
+ * and with a kind HB gives it (HB reports every partner, the FSM one). Then random traces with
+ * more threads. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "oracle/detector.h"
 
-#ifndef TOTAL_EVENTS
-#define TOTAL_EVENTS 4
+#ifndef EXHAUSTIVE_TOTAL
+#define EXHAUSTIVE_TOTAL 4
+#endif
+#ifndef EXHAUSTIVE_POR
+#define EXHAUSTIVE_POR 1
 #endif
 #define MAX_PER_THREAD 5
-#define NSYM 12
 #define MAXT 16
 #define MAXEV 256
 
-enum { S_R0, S_W0, S_AC0, S_AG0, S_R1, S_W1, S_AC1, S_AG1, S_BAR, S_WSYNC, S_FC, S_FG };
+enum {
+    S_R0, S_W0, S_AC0, S_AG0, S_R1, S_W1, S_AC1, S_AG1, /* accesses: kind = op % 4, address = op / 4 */
+    S_BAR, S_ARRIVE, S_WSYNC, S_FC, S_FG, NSYM
+};
 
 typedef struct config {
     const char *name;
@@ -32,30 +52,42 @@ typedef struct config {
     uint32_t idle[4], nidle; /* threads that exit at once */
 } config;
 
+/* What one detector said about one trace: which accesses (by instruction id, < 32) race with
+ * an earlier one, and with which kinds. */
+typedef struct verdict {
+    uint32_t racy;
+    uint8_t kinds[32];   /* bit per gr_race_kind */
+    uint8_t inexact[32]; /* kinds reported with GR_RACE_KIND_INEXACT */
+} verdict;
+
 typedef struct checker {
     const config *cfg;
     gr_detector *hb, *fsm;
-    unsigned hb_mask, fsm_mask;  /* racy address indices of the current trace */
-    unsigned *cur_mask;
-    uint64_t traces, decided, racy, mismatch, unsound, deadlocks;
+    verdict hb_v, fsm_v;
+    uint64_t traces, decided, racy, mismatch, kind_mismatch, unsound, deadlocks, programs;
+    uint64_t inexact; /* traces where the FSM flagged a kind as inexact */
     gr_event ev[MAXEV];
     size_t nev;
     int prog[MAXT][MAX_PER_THREAD + 1];
     int len[MAXT];
+    bool por;
 } checker;
 
 static void on_race(void *user, const gr_race *r) {
-    unsigned *mask = user;
-    *mask |= 1u << ((r->addr / 4) & 7);
+    verdict *v = user;
+    uint32_t i = r->second_instr & 31u;
+    v->racy |= 1u << i;
+    if (r->flags & GR_RACE_KIND_INEXACT) v->inexact[i] |= (uint8_t)(1u << r->kind);
+    else v->kinds[i] |= (uint8_t)(1u << r->kind);
 }
 
 static void push(checker *c, gr_event e) {
     if (c->nev < MAXEV) c->ev[c->nev++] = e;
 }
 
-static bool run_one(checker *c, gr_detector *d, unsigned *mask, uint64_t *undecided) {
+static bool run_one(checker *c, gr_detector *d, verdict *v, uint64_t *undecided) {
     gr_error err = GR_ERROR_INIT;
-    *mask = 0;
+    memset(v, 0, sizeof *v);
     uint64_t before = gr_detector_get_stats(d).undecided;
     bool ok = true;
     for (size_t i = 0; ok && i < c->nev; i++) ok = gr_detector_feed(d, &c->ev[i], &err);
@@ -79,7 +111,9 @@ static void print_trace(const checker *c) {
                     (unsigned long long)e->u.access.addr / 4,
                     e->u.access.kind == GR_ACCESS_ATOMIC ? (e->u.access.scope ? ".gpu" : ".cta") : "");
             break;
-        case GR_EV_BARRIER_ARRIVE: fprintf(stderr, "  t%u bar.arrive\n", e->u.arrive.thread); break;
+        case GR_EV_BARRIER_ARRIVE:
+            fprintf(stderr, "  t%u %s\n", e->u.arrive.thread, e->u.arrive.waits ? "bar.sync" : "bar.arrive");
+            break;
         case GR_EV_BARRIER_COMPLETE: fprintf(stderr, "  block%u bar complete\n", e->u.complete.block); break;
         case GR_EV_WARP_SYNC: fprintf(stderr, "  b%u w%u syncwarp %x\n", e->u.warp.block, e->u.warp.warp, e->u.warp.mask); break;
         case GR_EV_FENCE: fprintf(stderr, "  t%u fence.%s\n", e->u.fence.thread, e->u.fence.scope ? "gpu" : "cta"); break;
@@ -91,35 +125,46 @@ static void print_trace(const checker *c) {
 
 static void check_trace(checker *c) {
     uint64_t und_hb = 0, und_fsm = 0;
-    unsigned hb = 0, fsm = 0;
-    cr_assert(run_one(c, c->hb, &c->hb_mask, &und_hb));
-    hb = c->hb_mask;
-    cr_assert(run_one(c, c->fsm, &c->fsm_mask, &und_fsm));
-    fsm = c->fsm_mask;
+    cr_assert(run_one(c, c->hb, &c->hb_v, &und_hb));
+    cr_assert(run_one(c, c->fsm, &c->fsm_v, &und_fsm));
+    const verdict *hb = &c->hb_v, *fsm = &c->fsm_v;
     c->traces++;
-    if (hb) c->racy++;
-    bool bad = false;
-    if (fsm & ~hb) {
+    if (hb->racy) c->racy++;
+    const char *bad = NULL;
+    if (fsm->racy & ~hb->racy) {
         c->unsound++;
-        bad = true;
+        bad = "FSM reported a racing access HB does not";
+    }
+    bool kinds_ok = true;
+    for (uint32_t i = 0; i < 32; i++) kinds_ok &= (fsm->kinds[i] & ~hb->kinds[i]) == 0;
+    bool inexact = false;
+    for (uint32_t i = 0; i < 32; i++) inexact |= fsm->inexact[i] != 0;
+    c->inexact += inexact;
+    if (!kinds_ok) {
+        c->kind_mismatch++;
+        bad = "the FSM's race kind for an access is not one HB reports for it";
     }
     if (und_fsm == 0) {
         c->decided++;
-        if (fsm != hb) {
+        if (fsm->racy != hb->racy) {
             c->mismatch++;
-            bad = true;
+            bad = "racing accesses differ on a decided trace";
         }
     }
-    if (bad && c->unsound + c->mismatch <= 3) {
-        fprintf(stderr, "%s: FSM racy %x, HB racy %x, FSM undecided %llu\n", c->cfg->name, fsm, hb,
-                (unsigned long long)und_fsm);
+    if (bad && (c->unsound + c->mismatch + c->kind_mismatch <= 3 || getenv("ALLBAD"))) {
+        fprintf(stderr, "%s: %s: racing instructions FSM %08x, HB %08x, FSM undecided %llu\n",
+                c->cfg->name, bad, fsm->racy, hb->racy, (unsigned long long)und_fsm);
+        for (uint32_t i = 0; i < 32; i++)
+            if (fsm->kinds[i] | fsm->inexact[i] | hb->kinds[i])
+                fprintf(stderr, "  instr %u: kinds FSM %x (inexact %x) HB %x\n", i, fsm->kinds[i],
+                        fsm->inexact[i], hb->kinds[i]);
         print_trace(c);
     }
 }
 
 static gr_event access_ev(uint32_t t, int sym, uint32_t instr) {
     gr_event e = {.type = GR_EV_ACCESS};
-    int a = sym >= S_R1 ? 1 : 0, k = sym % 4;
+    int a = sym / 4, k = sym % 4;
     e.u.access = (gr_access){.addr = 4u * (uint32_t)a, .thread = t, .instr = instr,
                              .space = GR_SPACE_GLOBAL, .size = 4};
     if (k == 0) e.u.access.kind = GR_ACCESS_READ;
@@ -135,41 +180,49 @@ static gr_event access_ev(uint32_t t, int sym, uint32_t instr) {
 /* Scheduler state for the interleaving search. */
 typedef struct sched {
     int pc[MAXT];
-    int wait[MAXT];  /* 0 running, S_BAR or S_WSYNC */
+    int wait[MAXT];     /* 0 running, S_BAR or S_WSYNC */
+    int arrived[MAXT];  /* arrived at the pending instance of barrier 0 */
     int done[MAXT];
 } sched;
+
+static uint32_t block_of(const config *g, uint32_t i) { return g->thread[i] / g->tpb; }
+static uint32_t warp_of(const config *g, uint32_t i) { return (g->thread[i] % g->tpb) / g->ws; }
 
 static void complete_syncs(checker *c, sched *s) {
     const config *g = c->cfg;
     bool again = true;
     while (again) {
         again = false;
+        /* Barrier 0 completes when every live thread of the block arrived (bar.sync waits,
+         * bar.arrive goes on). */
         for (uint32_t b = 0; b < g->blocks; b++) {
             bool any = false, all = true;
             for (uint32_t i = 0; i < g->nthreads; i++) {
-                if (g->thread[i] / g->tpb != b || s->done[i]) continue;
-                if (s->wait[i] == S_BAR) any = true;
-                else all = false;
+                if (block_of(g, i) != b) continue;
+                if (s->arrived[i]) any = true;
+                else if (!s->done[i]) all = false;
             }
             if (any && all) {
                 gr_event e = {.type = GR_EV_BARRIER_COMPLETE};
                 e.u.complete.block = b;
                 push(c, e);
                 for (uint32_t i = 0; i < g->nthreads; i++)
-                    if (g->thread[i] / g->tpb == b && !s->done[i]) s->wait[i] = 0;
+                    if (block_of(g, i) == b) {
+                        s->arrived[i] = 0;
+                        if (s->wait[i] == S_BAR) s->wait[i] = 0;
+                    }
                 again = true;
             }
         }
         for (uint32_t i = 0; i < g->nthreads; i++) {
             if (s->done[i] || s->wait[i] != S_WSYNC) continue;
-            uint32_t t = g->thread[i], b = t / g->tpb, w = (t % g->tpb) / g->ws;
+            uint32_t b = block_of(g, i), w = warp_of(g, i);
             bool all = true;
             uint32_t mask = 0;
             for (uint32_t j = 0; j < g->nthreads; j++) {
-                uint32_t u = g->thread[j];
-                if (u / g->tpb != b || (u % g->tpb) / g->ws != w || s->done[j]) continue;
+                if (block_of(g, j) != b || warp_of(g, j) != w || s->done[j]) continue;
                 if (s->wait[j] != S_WSYNC) all = false;
-                mask |= 1u << ((u % g->tpb) % g->ws);
+                mask |= 1u << ((g->thread[j] % g->tpb) % g->ws);
             }
             if (!all) continue;
             gr_event e = {.type = GR_EV_WARP_SYNC};
@@ -177,13 +230,18 @@ static void complete_syncs(checker *c, sched *s) {
             e.u.warp.warp = w;
             e.u.warp.mask = mask;
             push(c, e);
-            for (uint32_t j = 0; j < g->nthreads; j++) {
-                uint32_t u = g->thread[j];
-                if (u / g->tpb == b && (u % g->tpb) / g->ws == w && !s->done[j]) s->wait[j] = 0;
-            }
+            for (uint32_t j = 0; j < g->nthreads; j++)
+                if (block_of(g, j) == b && warp_of(g, j) == w && !s->done[j]) s->wait[j] = 0;
             again = true;
         }
     }
+}
+
+static void exit_thread(checker *c, sched *s, uint32_t i) {
+    gr_event e = {.type = GR_EV_THREAD_EXIT};
+    e.u.exit.thread = c->cfg->thread[i];
+    push(c, e);
+    s->done[i] = 1;
 }
 
 static void step_thread(checker *c, sched *s, uint32_t i) {
@@ -192,12 +250,13 @@ static void step_thread(checker *c, sched *s, uint32_t i) {
     int sym = c->prog[i][s->pc[i]++];
     if (sym <= S_AG1) {
         push(c, access_ev(t, sym, (uint32_t)(i * 8 + s->pc[i])));
-    } else if (sym == S_BAR) {
+    } else if (sym == S_BAR || sym == S_ARRIVE) {
         gr_event e = {.type = GR_EV_BARRIER_ARRIVE};
         e.u.arrive.thread = t;
-        e.u.arrive.waits = true;
+        e.u.arrive.waits = sym == S_BAR;
         push(c, e);
-        s->wait[i] = S_BAR;
+        s->arrived[i] = 1;
+        if (sym == S_BAR) s->wait[i] = S_BAR;
     } else if (sym == S_WSYNC) {
         s->wait[i] = S_WSYNC;
     } else {
@@ -207,39 +266,60 @@ static void step_thread(checker *c, sched *s, uint32_t i) {
         e.u.fence.sem = GR_SEM_SC;
         push(c, e);
     }
-    if (s->pc[i] == c->len[i] && !s->wait[i]) {
-        gr_event e = {.type = GR_EV_THREAD_EXIT};
-        e.u.exit.thread = t;
-        push(c, e);
-        s->done[i] = 1;
-    }
+    if (s->pc[i] == c->len[i] && !s->wait[i]) exit_thread(c, s, i);
     complete_syncs(c, s);
     /* A thread released from a wait at the end of its program exits now. */
     for (uint32_t j = 0; j < g->nthreads; j++)
         if (!s->done[j] && !s->wait[j] && s->pc[j] == c->len[j]) {
-            gr_event e = {.type = GR_EV_THREAD_EXIT};
-            e.u.exit.thread = g->thread[j];
-            push(c, e);
-            s->done[j] = 1;
+            exit_thread(c, s, j);
             complete_syncs(c, s);
             j = (uint32_t)-1; /* an exit may release others: look again from the start */
         }
 }
 
-static void interleave(checker *c, sched *s) {
+/* A thread can take its next step: not waiting, and not arriving twice at one instance. */
+static bool enabled(const checker *c, const sched *s, uint32_t i) {
+    if (s->done[i] || s->wait[i]) return false;
+    int sym = c->prog[i][s->pc[i]];
+    return !(s->arrived[i] && (sym == S_BAR || sym == S_ARRIVE));
+}
+
+/* Whether the next steps of threads i and j commute (see the header comment). A thread's last
+ * step also exits it, which may complete a barrier or warp sync others wait at. */
+static bool independent(const checker *c, const sched *s, uint32_t i, uint32_t j) {
+    int x = c->prog[i][s->pc[i]], y = c->prog[j][s->pc[j]];
+    if (s->pc[i] + 1 == c->len[i] || s->pc[j] + 1 == c->len[j])
+        for (uint32_t k = 0; k < c->cfg->nthreads; k++)
+            if (!s->done[k] && (s->wait[k] || s->arrived[k])) return false;
+    bool xa = x <= S_AG1, ya = y <= S_AG1;
+    if (xa && ya) return x / 4 != y / 4 || (x % 4 == 0 && y % 4 == 0);
+    bool xf = x == S_FC || x == S_FG, yf = y == S_FC || y == S_FG;
+    bool xplain = xa && x % 4 < 2, yplain = ya && y % 4 < 2;
+    return (xf && yplain) || (yf && xplain);
+}
+
+static void interleave(checker *c, sched *s, uint32_t sleep) {
     const config *g = c->cfg;
     bool any = false, all_done = true;
+    uint32_t explored = 0;
     for (uint32_t i = 0; i < g->nthreads; i++) {
-        if (s->done[i]) continue;
-        all_done = false;
-        if (s->wait[i]) continue;
+        if (!s->done[i]) all_done = false;
+        if (!enabled(c, s, i)) continue;
         any = true;
+        if (sleep >> i & 1u) continue;
+        /* Threads asleep (or explored before i at this node) whose step commutes with i's
+         * stay asleep below: their step comes first in an equivalent run already explored. */
+        uint32_t child_sleep = 0;
+        if (c->por)
+            for (uint32_t j = 0; j < g->nthreads; j++)
+                if (((sleep | explored) >> j & 1u) && independent(c, s, i, j)) child_sleep |= 1u << j;
         size_t mark = c->nev;
         sched saved = *s;
         step_thread(c, s, i);
-        interleave(c, s);
+        interleave(c, s, child_sleep);
         *s = saved;
         c->nev = mark;
+        explored |= 1u << i;
     }
     if (all_done) check_trace(c);
     else if (!any) c->deadlocks++;
@@ -249,31 +329,48 @@ static void start_interleavings(checker *c) {
     sched s;
     memset(&s, 0, sizeof s);
     c->nev = 0;
+    c->programs++;
     for (uint32_t i = 0; i < c->cfg->nidle; i++) {
         gr_event e = {.type = GR_EV_THREAD_EXIT};
         e.u.exit.thread = c->cfg->idle[i];
         push(c, e);
     }
     for (uint32_t i = 0; i < c->cfg->nthreads; i++)
-        if (c->len[i] == 0) {
-            gr_event e = {.type = GR_EV_THREAD_EXIT};
-            e.u.exit.thread = c->cfg->thread[i];
-            push(c, e);
-            s.done[i] = 1;
-        }
-    interleave(c, &s);
+        if (c->len[i] == 0) exit_thread(c, &s, i);
+    interleave(c, &s, 0);
 }
 
 /* Two threads are interchangeable when they share block and warp. */
 static bool symmetric(const config *g, uint32_t i, uint32_t j) {
-    uint32_t a = g->thread[i], b = g->thread[j];
-    return a / g->tpb == b / g->tpb && (a % g->tpb) / g->ws == (b % g->tpb) / g->ws;
+    return block_of(g, i) == block_of(g, j) && warp_of(g, i) == warp_of(g, j);
 }
 
 static long prog_code(const checker *c, uint32_t i) {
     long code = c->len[i];
     for (int k = 0; k < c->len[i]; k++) code = code * NSYM + c->prog[i][k];
     return code;
+}
+
+static bool is_fence(int op) { return op == S_FC || op == S_FG; }
+
+/* Operations that give the same happens-before verdict as a shorter or smaller program are left
+ * out: a fence first or last in a thread or next to another fence (it orders nothing more);
+ * device scope inside one block (the same as block scope there); __syncwarp with one-lane
+ * warps (a no-op). */
+static bool useful_op(const config *g, int op) {
+    if (g->blocks == 1 && (op == S_AG0 || op == S_AG1 || op == S_FG)) return false;
+    if (g->ws == 1 && op == S_WSYNC) return false;
+    return true;
+}
+
+static bool useful_program(const checker *c, uint32_t i) {
+    const int *p = c->prog[i];
+    int n = c->len[i];
+    for (int k = 0; k < n; k++) {
+        if (!useful_op(c->cfg, p[k])) return false;
+        if (is_fence(p[k]) && (k == 0 || k == n - 1 || is_fence(p[k - 1]))) return false;
+    }
+    return true;
 }
 
 static bool canonical(const checker *c) {
@@ -300,7 +397,7 @@ static void enumerate_programs(checker *c, uint32_t i, int budget) {
         int idx[MAX_PER_THREAD] = {0};
         for (;;) {
             for (int k = 0; k < len; k++) c->prog[i][k] = idx[k];
-            enumerate_programs(c, i + 1, budget - len);
+            if (useful_program(c, i)) enumerate_programs(c, i + 1, budget - len);
             int k = 0;
             while (k < len && ++idx[k] == NSYM) idx[k++] = 0;
             if (k == len) break;
@@ -311,8 +408,8 @@ static void enumerate_programs(checker *c, uint32_t i, int budget) {
 static void make_detectors(checker *c, const config *g) {
     gr_error err = GR_ERROR_INIT;
     gr_launch_geometry geom = {{g->blocks, 1, 1}, {g->tpb, 1, 1}, g->ws};
-    gr_detector_options hb = {.kind = GR_DETECTOR_HB, .on_race = on_race, .user = &c->hb_mask};
-    gr_detector_options fsm = {.kind = GR_DETECTOR_FSM, .on_race = on_race, .user = &c->fsm_mask};
+    gr_detector_options hb = {.kind = GR_DETECTOR_HB, .on_race = on_race, .user = &c->hb_v};
+    gr_detector_options fsm = {.kind = GR_DETECTOR_FSM, .on_race = on_race, .user = &c->fsm_v};
     c->cfg = g;
     c->hb = gr_detector_create(&geom, &hb, &err);
     c->fsm = gr_detector_create(&geom, &fsm, &err);
@@ -326,34 +423,57 @@ static const config configs[] = {
     {"two blocks, warp per thread", 2, 2, 1, 3, {0, 1, 2}, {3}, 1},
 };
 
-Test(exhaustive, fsm_agrees_with_hb, .timeout = 120) {
+static double seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+Test(exhaustive, fsm_agrees_with_hb, .timeout = 300) {
     static checker c;
-    uint64_t traces = 0, decided = 0, racy = 0;
+    uint64_t traces = 0, decided = 0, racy = 0, programs = 0;
+    double t0 = seconds();
+    clock_t cpu0 = clock();
     for (size_t k = 0; k < sizeof configs / sizeof configs[0]; k++) {
         memset(&c, 0, sizeof c);
+        c.por = EXHAUSTIVE_POR;
         make_detectors(&c, &configs[k]);
-        enumerate_programs(&c, 0, TOTAL_EVENTS);
-        printf("exhaustive [%s]: %llu traces, %llu decided by the FSM, %llu racy (HB), "
-               "%llu mismatches, %llu unsound FSM reports, %llu deadlocked schedules\n",
-               configs[k].name, (unsigned long long)c.traces, (unsigned long long)c.decided,
-               (unsigned long long)c.racy, (unsigned long long)c.mismatch,
-               (unsigned long long)c.unsound, (unsigned long long)c.deadlocks);
-        cr_expect_eq(c.mismatch, 0, "[%s] FSM and HB disagree on decided traces", configs[k].name);
+        enumerate_programs(&c, 0, EXHAUSTIVE_TOTAL);
+        printf("exhaustive [%s]: %llu programs, %llu traces, %llu decided by the FSM, %llu racy (HB), "
+               "%llu access mismatches, %llu kind mismatches (%llu traces with a kind flagged "
+               "inexact), %llu unsound FSM reports, %llu deadlocked schedules\n",
+               configs[k].name, (unsigned long long)c.programs, (unsigned long long)c.traces,
+               (unsigned long long)c.decided, (unsigned long long)c.racy,
+               (unsigned long long)c.mismatch, (unsigned long long)c.kind_mismatch,
+               (unsigned long long)c.inexact, (unsigned long long)c.unsound,
+               (unsigned long long)c.deadlocks);
+        cr_expect_eq(c.mismatch, 0, "[%s] FSM and HB disagree on racing accesses of decided traces",
+                     configs[k].name);
+        cr_expect_eq(c.kind_mismatch, 0, "[%s] FSM race kinds HB does not report", configs[k].name);
         cr_expect_eq(c.unsound, 0, "[%s] FSM reported a race HB does not", configs[k].name);
         traces += c.traces;
         decided += c.decided;
         racy += c.racy;
+        programs += c.programs;
         gr_detector_destroy(c.hb);
         gr_detector_destroy(c.fsm);
     }
-    printf("exhaustive total (3 threads, <= %d operations): %llu traces, %llu decided, %llu racy\n",
-           TOTAL_EVENTS, (unsigned long long)traces, (unsigned long long)decided,
-           (unsigned long long)racy);
+    printf("exhaustive bound: 3 threads in 4 placements, programs over %d operations, at most %d "
+           "per thread and %d in all, %s; %llu programs, %llu traces, %llu decided by the FSM, "
+           "%llu racy; %.1f s (%.1f s of CPU)\n",
+           NSYM, MAX_PER_THREAD < EXHAUSTIVE_TOTAL ? MAX_PER_THREAD : EXHAUSTIVE_TOTAL,
+           EXHAUSTIVE_TOTAL,
+           EXHAUSTIVE_POR ? "one interleaving per equivalence class of independent-step "
+                            "reorderings (sleep sets)"
+                          : "every interleaving",
+           (unsigned long long)programs, (unsigned long long)traces, (unsigned long long)decided,
+           (unsigned long long)racy, seconds() - t0, (double)(clock() - cpu0) / CLOCKS_PER_SEC);
     fflush(stdout);
     cr_expect_gt(decided, traces / 2, "the FSM should decide most small traces");
 }
 
-/* Random traces: 12 threads in 2 blocks of 2 warps, random programs and schedules. */
+/* Random traces: 12 threads in 2 blocks of 2 warps, random programs and schedules; half the runs
+ * barrier-structured. */
 static uint64_t rng_next(uint64_t *s) {
     *s ^= *s << 13;
     *s ^= *s >> 7;
@@ -369,27 +489,31 @@ Test(exhaustive, random_traces_more_threads, .timeout = 120) {
     make_detectors(&c, &g);
     uint64_t seed = 0x9e3779b97f4a7c15ULL;
     for (int run = 0; run < 3000; run++) {
+        bool aligned = run % 2; /* half the runs: barrier-structured programs */
+        int aligned_len = (int)(rng_next(&seed) % (MAX_PER_THREAD + 1));
         for (uint32_t i = 0; i < 12; i++) {
-            c.len[i] = (int)(rng_next(&seed) % (MAX_PER_THREAD + 1));
-            for (int k = 0; k < c.len[i]; k++) c.prog[i][k] = (int)(rng_next(&seed) % NSYM);
+            c.len[i] = aligned ? aligned_len : (int)(rng_next(&seed) % (MAX_PER_THREAD + 1));
+            /* Barrier-structured runs: every thread alternates an access and bar.sync, so all
+             * threads of a block meet the same barriers and the FSM has more to decide. */
+            static const int accesses[] = {S_R0, S_R1, S_W0, S_W1, S_AG0, S_AG1};
+            for (int k = 0; k < c.len[i]; k++) {
+                uint64_t x = rng_next(&seed);
+                if (!aligned) c.prog[i][k] = (int)(x % NSYM);
+                else c.prog[i][k] = k % 2 ? S_BAR : accesses[x % 6];
+            }
         }
         sched s;
         memset(&s, 0, sizeof s);
         c.nev = 0;
         for (uint32_t i = 0; i < 12; i++)
-            if (c.len[i] == 0) {
-                gr_event e = {.type = GR_EV_THREAD_EXIT};
-                e.u.exit.thread = i;
-                push(&c, e);
-                s.done[i] = 1;
-            }
+            if (c.len[i] == 0) exit_thread(&c, &s, i);
         complete_syncs(&c, &s);
         for (;;) {
             uint32_t runnable[12], n = 0;
             bool all_done = true;
             for (uint32_t i = 0; i < 12; i++) {
                 if (!s.done[i]) all_done = false;
-                if (!s.done[i] && !s.wait[i]) runnable[n++] = i;
+                if (enabled(&c, &s, i)) runnable[n++] = i;
             }
             if (all_done || n == 0) {
                 if (all_done) check_trace(&c);
@@ -400,10 +524,12 @@ Test(exhaustive, random_traces_more_threads, .timeout = 120) {
         }
     }
     printf("random (12 threads, 2 blocks, 4 warps): %llu traces, %llu decided, %llu racy, "
-           "%llu mismatches, %llu unsound\n",
+           "%llu access mismatches, %llu kind mismatches, %llu unsound\n",
            (unsigned long long)c.traces, (unsigned long long)c.decided, (unsigned long long)c.racy,
-           (unsigned long long)c.mismatch, (unsigned long long)c.unsound);
+           (unsigned long long)c.mismatch, (unsigned long long)c.kind_mismatch,
+           (unsigned long long)c.unsound);
     cr_expect_eq(c.mismatch, 0);
+    cr_expect_eq(c.kind_mismatch, 0);
     cr_expect_eq(c.unsound, 0);
     gr_detector_destroy(c.hb);
     gr_detector_destroy(c.fsm);
