@@ -966,7 +966,7 @@ static bool parse_limits(spec_ctx *c, json_t *v) {
     if (!check_keys(c, "limits", v, keys)) return false;
     json_t *m = json_object_get(v, "max_total_bytes");
     if (m) {
-        int64_t x;
+        int64_t x = 0;
         if (!parse_int(c, "limits.max_total_bytes", m, &x)) return false;
         if (x < 1 || (uint64_t)x > GR_SPEC_HARD_MAX_TOTAL_BYTES)
             return spec_fail(c, "limits.max_total_bytes", "must lie in 1..%llu",
@@ -1048,7 +1048,7 @@ bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
     ok = ok && check_keys(&c, "", root, keys);
     json_t *v;
     if (ok && (v = json_object_get(root, "version"))) {
-        int64_t ver;
+        int64_t ver = 0;
         ok = parse_int(&c, "version", v, &ver);
         if (ok && ver != 1) ok = spec_fail(&c, "version", "this gpurace reads spec version 1, not %lld", (long long)ver);
     }
