@@ -33,6 +33,16 @@ static const command commands[] = {
      "global/shared/generic memory access, barrier, warp synchronization, fence, warp\n"
      "collective and thread exit carries a call to a gpurace hook; a summary of the hooks goes\n"
      "to standard error (--quiet leaves it out). -o writes to a file instead of stdout.\n"},
+    {"check", cmd_check,
+     "gpurace check FILE [--kernel K] --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES]\n"
+     "              [--arg NAME=VALUE]... [--schedule S] [--backend auto|sim]\n"
+     "              [--detector fsm|hb] [--warp-model its|lockstep] [--json F]",
+     "Runs one launch of the kernel under the race detector and reports every finding (data\n"
+     "race, barrier divergence, out-of-bounds access, hang, fault) with its source lines.\n"
+     "--arg NAME=VALUE sets a scalar, or a buffer as buffer(TYPE,COUNT[,INIT]) with INIT one of\n"
+     "zeros, ones, iota, random, const:V, values:a;b;c. --schedule picks the interleaving:\n"
+     "rr[:Q], random:SEED[:Q], serial, pct:SEED[:DEPTH], reverse[:Q]. --json F writes the\n"
+     "findings as JSON ('-' for standard output).\n"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -1,0 +1,590 @@
+/* gpurace check FILE --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES] [--arg NAME=VALUE]...
+ *               [--schedule S] [--backend auto|sim] [--detector fsm|hb|none]
+ *               [--warp-model its|lockstep] [--step-budget N] [--json F]
+ *
+ * One launch on the simulator, with buffers made from documented defaults until kernel specs
+ * exist (see below); prints every finding with its source lines. Exit status: 0 no finding,
+ * 1 findings, 2 usage/input errors (including unsupported PTX and malformed launches), 3 internal.
+ *
+ * Default launch contents (what `check` assumes without a spec):
+ *   - a pointer parameter gets a zero-filled buffer of max(total threads, largest integer
+ *     argument) elements of its element type (4 bytes when unknown); `--arg NAME=N` for a
+ *     pointer parameter sets its element count instead;
+ *   - an integer parameter is the total number of threads unless `--arg NAME=V` sets it;
+ *     a floating-point parameter is 1.0; a by-value struct is zero bytes.
+ * A pointer parameter can also be given exactly, as the kernel suite writes it:
+ *   --arg NAME=buffer(TYPE,COUNT[,INIT])   TYPE: i8 u8 i16 u16 int unsigned i64 u64 half float
+ *   double; INIT: zeros (default), ones, iota, random, const:V, values:a;b;c. The allocation is
+ *   exactly COUNT elements, so accesses past it are out-of-bounds findings. */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "exec/backend.h"
+#include "exec/sim/sim.h"
+#include "jit/ptx/ptx_srcmap.h"
+
+enum { CHECK_MAX_ARGS = 64 };
+
+typedef struct named_value {
+    const char *name;
+    const char *value;
+    bool used;
+} named_value;
+
+typedef struct check_options {
+    const char *grid, *block, *shared, *schedule, *backend, *detector, *warp_model, *json;
+    const char *step_budget;
+    named_value args[CHECK_MAX_ARGS];
+    int nargs;
+} check_options;
+
+static int fail(gr_error *err) {
+    gr_error_print(err, stderr);
+    int code = gr_error_exit_code(err);
+    gr_error_clear(err);
+    return code;
+}
+
+static bool parse_dim3(const char *what, const char *text, gr_dim3 *out, gr_error *err) {
+    uint32_t v[3] = {1, 1, 1};
+    const char *p = text;
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        errno = 0;
+        unsigned long long x = strtoull(p, &end, 10);
+        if (end == p || errno || x == 0 || x > 0xffffffffull || *p == '-') goto bad;
+        v[i] = (uint32_t)x;
+        if (*end == '\0') {
+            *out = (gr_dim3){v[0], v[1], v[2]};
+            return true;
+        }
+        if (*end != ',') goto bad;
+        p = end + 1;
+    }
+bad:
+    return gr_fail(err, GR_ERR_USAGE, "%s must be X[,Y[,Z]] with positive integers, not '%s'",
+                   what, text);
+}
+
+static bool parse_u64(const char *what, const char *text, uint64_t *out, gr_error *err) {
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(text, &end, 0);
+    if (!*text || *end || errno || *text == '-')
+        return gr_fail(err, GR_ERR_USAGE, "%s must be a non-negative integer, not '%s'", what, text);
+    *out = x;
+    return true;
+}
+
+/* Takes every `--arg NAME=VALUE` out of argv (cli_parse knows single-valued options only). */
+static bool extract_args(int argc, char **argv, check_options *o, char **rest, int *nrest,
+                         gr_error *err) {
+    *nrest = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (strcmp(a, "--arg") == 0) {
+            if (i + 1 >= argc) return gr_fail(err, GR_ERR_USAGE, "--arg needs NAME=VALUE");
+            v = argv[++i];
+        } else if (strncmp(a, "--arg=", 6) == 0) {
+            v = a + 6;
+        } else {
+            rest[(*nrest)++] = argv[i];
+            continue;
+        }
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v) return gr_fail(err, GR_ERR_USAGE, "--arg needs NAME=VALUE, not '%s'", v);
+        if (o->nargs == CHECK_MAX_ARGS) return gr_fail(err, GR_ERR_USAGE, "too many --arg options");
+        char *name = strndup(v, (size_t)(eq - v));
+        if (!name) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        o->args[o->nargs++] = (named_value){name, eq + 1, false};
+    }
+    return true;
+}
+
+static named_value *find_arg(check_options *o, const char *name) {
+    for (int i = 0; i < o->nargs; i++)
+        if (strcmp(o->args[i].name, name) == 0) return &o->args[i];
+    return NULL;
+}
+
+static int elem_size_of(const char *t) {
+    if (!t) return 4;
+    static const struct { const char *name; int size; } sizes[] = {
+        {"double", 8}, {"long long", 8}, {"unsigned long long", 8}, {"size_t", 8},
+        {"int64_t", 8}, {"uint64_t", 8}, {"long", 8}, {"unsigned long", 8},
+        {"short", 2}, {"unsigned short", 2}, {"__half", 2}, {"half", 2}, {"int16_t", 2},
+        {"uint16_t", 2}, {"__nv_bfloat16", 2}, {"char", 1}, {"unsigned char", 1},
+        {"signed char", 1}, {"bool", 1}, {"int8_t", 1}, {"uint8_t", 1}, {"float2", 8},
+        {"int2", 8}, {"float4", 16}, {"int4", 16}, {"double2", 16}};
+    const char *s = t;
+    if (strncmp(s, "const ", 6) == 0) s += 6;
+    if (strncmp(s, "volatile ", 9) == 0) s += 9;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (strcmp(s, sizes[i].name) == 0) return sizes[i].size;
+    return 4;
+}
+
+/* ---- buffer(TYPE,COUNT[,INIT]) ---------------------------------------------------------- */
+
+typedef struct buffer_spec {
+    int elem;       /* bytes */
+    bool is_float;  /* float/double/half */
+    uint64_t count;
+    char init[256];
+} buffer_spec;
+
+static bool parse_buffer_spec(const char *name, const char *text, buffer_spec *b, gr_error *err) {
+    static const struct { const char *name; int size; bool flt; } types[] = {
+        {"i8", 1, false},  {"u8", 1, false},       {"i16", 2, false}, {"u16", 2, false},
+        {"int", 4, false}, {"unsigned", 4, false}, {"i64", 8, false}, {"u64", 8, false},
+        {"half", 2, true}, {"float", 4, true},     {"double", 8, true}};
+    memset(b, 0, sizeof *b);
+    size_t n = strlen(text);
+    if (strncmp(text, "buffer(", 7) != 0 || n < 9 || text[n - 1] != ')')
+        return gr_fail(err, GR_ERR_USAGE, "--arg %s=%s: expected an element count or buffer(TYPE,COUNT[,INIT])", name, text);
+    char body[512];
+    snprintf(body, sizeof body, "%.*s", (int)(n - 8), text + 7);
+    char *c1 = strchr(body, ',');
+    if (!c1) return gr_fail(err, GR_ERR_USAGE, "--arg %s: buffer() needs TYPE,COUNT", name);
+    *c1 = '\0';
+    char *count = c1 + 1, *c2 = strchr(count, ',');
+    if (c2) {
+        *c2 = '\0';
+        snprintf(b->init, sizeof b->init, "%s", c2 + 1);
+    } else {
+        snprintf(b->init, sizeof b->init, "zeros");
+    }
+    bool found = false;
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(body, types[i].name) == 0) {
+            b->elem = types[i].size;
+            b->is_float = types[i].flt;
+            found = true;
+        }
+    if (!found) return gr_fail(err, GR_ERR_USAGE, "--arg %s: unknown buffer element type '%s'", name, body);
+    return parse_u64("buffer COUNT", count, &b->count, err);
+}
+
+static void put_elem(uint8_t *p, const buffer_spec *b, double fv, long long iv) {
+    if (b->is_float) {
+        if (b->elem == 8) {
+            memcpy(p, &fv, 8);
+        } else if (b->elem == 4) {
+            float f = (float)fv;
+            memcpy(p, &f, 4);
+        } else {
+            /* half: exact for the small integers the suite uses */
+            float f = (float)fv;
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            int e = (int)((u >> 23) & 0xff) - 127 + 15;
+            uint16_t h = (uint16_t)((u >> 16) & 0x8000);
+            if (f != 0.0f && e > 0 && e < 31) h |= (uint16_t)((e << 10) | ((u >> 13) & 0x3ff));
+            memcpy(p, &h, 2);
+        }
+    } else {
+        memcpy(p, &iv, (size_t)b->elem); /* little-endian host */
+    }
+}
+
+static bool fill_buffer(const char *name, const buffer_spec *b, uint8_t *data, gr_error *err) {
+    const char *init = b->init;
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    for (uint64_t i = 0; i < b->count; i++) {
+        uint8_t *p = data + i * (uint64_t)b->elem;
+        if (strcmp(init, "zeros") == 0) {
+            put_elem(p, b, 0, 0);
+        } else if (strcmp(init, "ones") == 0) {
+            put_elem(p, b, 1, 1);
+        } else if (strcmp(init, "iota") == 0) {
+            put_elem(p, b, (double)i, (long long)i);
+        } else if (strcmp(init, "random") == 0) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t r = seed >> 33;
+            put_elem(p, b, (double)(r % 2001) / 100.0 - 10.0, (long long)(r % 1000));
+        } else if (strncmp(init, "const:", 6) == 0) {
+            put_elem(p, b, strtod(init + 6, NULL), strtoll(init + 6, NULL, 0));
+        } else if (strncmp(init, "values:", 7) == 0) {
+            const char *v = init + 7;
+            for (uint64_t k = 0; k < i && v; k++) {
+                v = strchr(v, ';');
+                if (v) v++;
+            }
+            if (v && *v) put_elem(p, b, strtod(v, NULL), strtoll(v, NULL, 0));
+            else put_elem(p, b, 0, 0);
+        } else {
+            return gr_fail(err, GR_ERR_USAGE, "--arg %s: unknown buffer initializer '%s'", name, init);
+        }
+    }
+    return true;
+}
+
+static bool is_float_type(const gr_kernel_param *p) {
+    if (p->c_type) return strstr(p->c_type, "float") || strstr(p->c_type, "double");
+    return p->ptx_type == PTX_TYPE_F32 || p->ptx_type == PTX_TYPE_F64;
+}
+
+/* ---- reporting -------------------------------------------------------------------------------- */
+
+static const char *base_name(const char *p) {
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* The source location of an instruction, as the user wrote it: when the instruction was
+ * inlined from a header (cuda::atomic_ref, cooperative groups), the innermost inlined-at frame
+ * in the user's own file. */
+static bool user_location(ptx_srcmap *sm, uint32_t id, const char *user_file, ptx_srcloc *out) {
+    ptx_srcloc frames[16];
+    int n = ptx_srcmap_inline_chain(sm, id, frames, 16);
+    if (n <= 0) return false;
+    *out = frames[0];
+    for (int i = 0; i < n && user_file; i++)
+        if (frames[i].file && frames[i].line > 0 &&
+            strcmp(base_name(frames[i].file), base_name(user_file)) == 0) {
+            *out = frames[i];
+            break;
+        }
+    return true;
+}
+
+static const char *g_user_file; /* set once per command: the FILE argument */
+
+static void describe_insn(const cli_loaded *l, ptx_srcmap *sm, uint32_t id, char *where, size_t n,
+                          const char **line_text, const char **file, int *line) {
+    *line_text = NULL;
+    *file = NULL;
+    *line = 0;
+    ptx_srcloc loc;
+    const ptx_insn *insn = id < l->module->ninsns ? l->module->insn_index[id] : NULL;
+    if (sm && id != UINT32_MAX && user_location(sm, id, g_user_file, &loc) && loc.file && loc.line > 0) {
+        snprintf(where, n, "%s:%d", loc.file, loc.line);
+        *line_text = ptx_srcmap_line_text(sm, loc.file, loc.line);
+        *file = loc.file;
+        *line = loc.line;
+    } else if (insn) {
+        snprintf(where, n, "PTX line %u", insn->ptx_line);
+    } else {
+        snprintf(where, n, "(no instruction)");
+    }
+}
+
+static const char *space_name(uint8_t s) {
+    switch (s) {
+    case PTX_SPACE_GLOBAL: return "global";
+    case PTX_SPACE_SHARED: return "shared";
+    case PTX_SPACE_LOCAL: return "local";
+    case PTX_SPACE_CONST: return "const";
+    case PTX_SPACE_PARAM: return "param";
+    default: return "generic";
+    }
+}
+
+static json_t *thread_json(const gr_exec_thread *t) {
+    return json_pack("{s:[i,i,i],s:[i,i,i]}", "block", (json_int_t)t->block.x,
+                     (json_int_t)t->block.y, (json_int_t)t->block.z, "thread",
+                     (json_int_t)t->thread.x, (json_int_t)t->thread.y, (json_int_t)t->thread.z);
+}
+
+static json_t *location_json(const cli_loaded *l, ptx_srcmap *sm, uint32_t id) {
+    char where[600];
+    const char *text, *file;
+    int line;
+    describe_insn(l, sm, id, where, sizeof where, &text, &file, &line);
+    const ptx_insn *insn = id < l->module->ninsns ? l->module->insn_index[id] : NULL;
+    json_t *o = json_object();
+    json_object_set_new(o, "instruction", json_integer(id));
+    if (file) json_object_set_new(o, "file", json_string(file));
+    if (line) json_object_set_new(o, "line", json_integer(line));
+    if (text) json_object_set_new(o, "source", json_string(text));
+    if (insn) json_object_set_new(o, "ptx_line", json_integer(insn->ptx_line));
+    return o;
+}
+
+static void print_finding(const cli_loaded *l, ptx_srcmap *sm, const gr_finding *f) {
+    char where[600];
+    const char *text, *file;
+    int line;
+    describe_insn(l, sm, f->insn_id, where, sizeof where, &text, &file, &line);
+    printf("%s: %s: %s\n", where, gr_finding_class_name(f->cls), f->message);
+    if (text) printf("    %s\n", text);
+    printf("    by thread (%u,%u,%u) of block (%u,%u,%u)", f->thread.thread.x, f->thread.thread.y,
+           f->thread.thread.z, f->thread.block.x, f->thread.block.y, f->thread.block.z);
+    if (f->address) printf(", %s address 0x%" PRIx64, space_name(f->space), f->address);
+    printf("\n");
+    if (f->insn_id2 != UINT32_MAX) {
+        describe_insn(l, sm, f->insn_id2, where, sizeof where, &text, &file, &line);
+        if (f->cls == GR_FINDING_RACE)
+            printf("  conflicts with %s by thread (%u,%u,%u) of block (%u,%u,%u)\n", where,
+                   f->thread2.thread.x, f->thread2.thread.y, f->thread2.thread.z,
+                   f->thread2.block.x, f->thread2.block.y, f->thread2.block.z);
+        else
+            printf("  other instruction: %s\n", where);
+        if (text) printf("    %s\n", text);
+    }
+}
+
+static bool write_json(const char *path, const check_options *o, const char *file,
+                       const gr_kernel_sig *k, const gr_launch *L, const char *sched,
+                       const cli_loaded *l, ptx_srcmap *sm, const gr_launch_result *res,
+                       gr_error *err) {
+    json_t *doc = json_object();
+    json_object_set_new(doc, "version", json_integer(1));
+    json_object_set_new(doc, "command", json_string("check"));
+    json_object_set_new(doc, "file", json_string(file));
+    json_object_set_new(doc, "kernel", json_string(k->name ? k->name : k->ptx_name));
+    json_object_set_new(doc, "backend", json_string("sim"));
+    json_t *launch = json_pack("{s:[i,i,i],s:[i,i,i],s:i,s:s,s:s,s:s}", "grid",
+                               (json_int_t)L->grid.x, (json_int_t)L->grid.y, (json_int_t)L->grid.z,
+                               "block", (json_int_t)L->block.x, (json_int_t)L->block.y,
+                               (json_int_t)L->block.z, "shared", (json_int_t)L->dynamic_shared,
+                               "schedule", sched, "detector",
+                               !L->detect ? "none" : L->detector == GR_DETECTOR_HB ? "hb" : "fsm",
+                               "warp_model", L->warp_model == GR_WARP_LOCKSTEP ? "lockstep" : "its");
+    json_t *args = json_object();
+    for (int i = 0; i < o->nargs; i++) json_object_set_new(args, o->args[i].name, json_string(o->args[i].value));
+    json_object_set_new(launch, "args", args);
+    json_object_set_new(doc, "launch", launch);
+    json_object_set_new(doc, "status", json_string(gr_exec_status_name(res->status)));
+    json_t *findings = json_array();
+    for (int i = 0; i < res->nfindings; i++) {
+        const gr_finding *f = &res->findings[i];
+        json_t *jf = json_object();
+        json_object_set_new(jf, "class", json_string(gr_finding_class_name(f->cls)));
+        json_object_set_new(jf, "message", json_string(f->message));
+        json_t *locs = json_array(), *threads = json_array();
+        json_array_append_new(locs, location_json(l, sm, f->insn_id));
+        json_array_append_new(threads, thread_json(&f->thread));
+        if (f->insn_id2 != UINT32_MAX) {
+            json_array_append_new(locs, location_json(l, sm, f->insn_id2));
+            if (f->cls == GR_FINDING_RACE) json_array_append_new(threads, thread_json(&f->thread2));
+        }
+        json_object_set_new(jf, "locations", locs);
+        json_object_set_new(jf, "threads", threads);
+        if (f->address) {
+            char a[32];
+            snprintf(a, sizeof a, "0x%" PRIx64, f->address);
+            json_object_set_new(jf, "address", json_string(a));
+            json_object_set_new(jf, "space", json_string(space_name(f->space)));
+            json_object_set_new(jf, "size", json_integer(f->size));
+        }
+        json_array_append_new(findings, jf);
+    }
+    json_object_set_new(doc, "findings", findings);
+    json_object_set_new(doc, "findings_dropped", json_integer(res->findings_dropped));
+    json_object_set_new(doc, "statistics",
+                        json_pack("{s:I,s:I}", "thread_instructions",
+                                  (json_int_t)res->thread_instructions, "warp_steps",
+                                  (json_int_t)res->warp_steps));
+    json_object_set_new(doc, "printf", json_string(res->printf_output ? res->printf_output : ""));
+    int rc = strcmp(path, "-") == 0 ? json_dumpf(doc, stdout, JSON_INDENT(2))
+                                    : json_dump_file(doc, path, JSON_INDENT(2));
+    if (strcmp(path, "-") == 0) printf("\n");
+    json_decref(doc);
+    if (rc != 0) return gr_fail(err, GR_ERR_IO, "could not write %s", path);
+    return true;
+}
+
+/* ---- the command ------------------------------------------------------------------------------- */
+
+static int run_check(check_options *o, const cli_source_options *src, gr_error *err) {
+    gr_launch L;
+    memset(&L, 0, sizeof L);
+    if (!o->grid || !o->block)
+        return gr_fail(err, GR_ERR_USAGE, "'gpurace check' needs --grid and --block"), -1;
+    if (!parse_dim3("--grid", o->grid, &L.grid, err)) return -1;
+    if (!parse_dim3("--block", o->block, &L.block, err)) return -1;
+    uint64_t v;
+    if (o->shared) {
+        if (!parse_u64("--shared", o->shared, &v, err)) return -1;
+        if (v > 0xffffffffu) return gr_fail(err, GR_ERR_USAGE, "--shared is too large"), -1;
+        L.dynamic_shared = (uint32_t)v;
+    }
+    if (o->step_budget && !parse_u64("--step-budget", o->step_budget, &L.step_budget, err)) return -1;
+    if (o->backend && strcmp(o->backend, "sim") != 0 && strcmp(o->backend, "auto") != 0)
+        return gr_fail(err, GR_ERR_USAGE, "--backend %s: this build of check runs the simulator "
+                       "('sim' or 'auto')", o->backend), -1;
+    L.detect = true;
+    L.detector = GR_DETECTOR_FSM;
+    if (o->detector) {
+        if (strcmp(o->detector, "fsm") == 0) L.detector = GR_DETECTOR_FSM;
+        else if (strcmp(o->detector, "hb") == 0) L.detector = GR_DETECTOR_HB;
+        else if (strcmp(o->detector, "none") == 0) L.detect = false;
+        else return gr_fail(err, GR_ERR_USAGE, "--detector must be fsm, hb or none"), -1;
+    }
+    if (o->warp_model) {
+        if (strcmp(o->warp_model, "its") == 0) L.warp_model = GR_WARP_ITS;
+        else if (strcmp(o->warp_model, "lockstep") == 0) L.warp_model = GR_WARP_LOCKSTEP;
+        else return gr_fail(err, GR_ERR_USAGE, "--warp-model must be its or lockstep"), -1;
+    }
+    if (o->schedule && !gr_schedule_parse(o->schedule, &L.schedule, err)) return -1;
+    char sched[64];
+    gr_schedule_format(&L.schedule, sched, sizeof sched);
+
+    cli_loaded l;
+    if (!cli_load(src, &l, err)) return -1;
+    g_user_file = src->file;
+    int code = -1;
+    gr_backend *be = NULL;
+    ptx_srcmap *sm = NULL;
+    gr_launch_result res;
+    memset(&res, 0, sizeof res);
+    gr_launch_arg largs[CHECK_MAX_ARGS];
+    uint64_t values[CHECK_MAX_ARGS];
+    uint8_t *zero = NULL;
+    const gr_kernel_sig *k = gr_kernel_select(&l.kernels, src->kernel, err);
+    if (!k) goto done;
+    if (k->nparams > CHECK_MAX_ARGS) {
+        gr_fail(err, GR_ERR_UNSUPPORTED, "kernel %s has too many parameters", k->name);
+        goto done;
+    }
+    be = gr_sim_backend_new(err);
+    if (!be || !gr_backend_load(be, l.module, err)) goto done;
+    uint64_t threads = (uint64_t)L.grid.x * L.grid.y * L.grid.z * L.block.x * L.block.y * L.block.z;
+    /* scalars first: the largest integer argument sizes the default buffers */
+    uint64_t elems = threads;
+    for (int i = 0; i < k->nparams; i++) {
+        const gr_kernel_param *p = &k->params[i];
+        named_value *nv = find_arg(o, p->name);
+        if (nv) nv->used = true;
+        if (p->kind != GR_PARAM_SCALAR) continue;
+        if (is_float_type(p)) {
+            double d = nv ? strtod(nv->value, NULL) : 1.0;
+            if (p->size == 4) {
+                float f = (float)d;
+                memcpy(&values[i], &f, 4);
+            } else {
+                memcpy(&values[i], &d, 8);
+            }
+        } else {
+            long long x = (long long)threads;
+            if (nv) {
+                char *end;
+                errno = 0;
+                x = strtoll(nv->value, &end, 0);
+                if (*end || errno) {
+                    gr_fail(err, GR_ERR_USAGE, "--arg %s=%s: not an integer", p->name, nv->value);
+                    goto done;
+                }
+            }
+            values[i] = (uint64_t)x;
+            if (x > 0 && (uint64_t)x > elems && (uint64_t)x < (1ull << 28)) elems = (uint64_t)x;
+        }
+    }
+    for (int i = 0; i < o->nargs; i++)
+        if (!o->args[i].used) {
+            gr_fail(err, GR_ERR_USAGE, "--arg %s: kernel %s has no parameter of that name",
+                    o->args[i].name, k->name);
+            goto done;
+        }
+    size_t maxsize = 0;
+    for (int i = 0; i < k->nparams; i++)
+        if ((size_t)k->params[i].size > maxsize) maxsize = (size_t)k->params[i].size;
+    zero = calloc(maxsize + 8, 1);
+    if (!zero) {
+        gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < k->nparams; i++) {
+        const gr_kernel_param *p = &k->params[i];
+        largs[i].size = (size_t)p->size;
+        if (p->kind == GR_PARAM_POINTER) {
+            named_value *nv = find_arg(o, p->name);
+            uint64_t n = elems, addr;
+            if (nv && strncmp(nv->value, "buffer(", 7) == 0) {
+                buffer_spec bs;
+                if (!parse_buffer_spec(p->name, nv->value, &bs, err)) goto done;
+                uint64_t bytes = bs.count * (uint64_t)bs.elem;
+                if (bytes > (1ull << 32)) {
+                    gr_fail(err, GR_ERR_USAGE, "--arg %s: buffer too large", p->name);
+                    goto done;
+                }
+                uint8_t *data = calloc((size_t)bytes + 1, 1);
+                if (!data) {
+                    gr_fail(err, GR_ERR_NOMEM, "out of memory");
+                    goto done;
+                }
+                bool ok = fill_buffer(p->name, &bs, data, err) &&
+                          gr_backend_alloc(be, (size_t)bytes, &addr, err) &&
+                          gr_backend_write(be, addr, data, (size_t)bytes, err);
+                free(data);
+                if (!ok) goto done;
+            } else {
+                if (nv && !parse_u64("--arg for a buffer (element count)", nv->value, &n, err))
+                    goto done;
+                if (!gr_backend_alloc(be, (size_t)(n * (uint64_t)elem_size_of(p->elem_type)), &addr, err))
+                    goto done;
+            }
+            values[i] = addr;
+            largs[i].data = &values[i];
+        } else if (p->kind == GR_PARAM_SCALAR && p->size <= 8) {
+            largs[i].data = &values[i];
+        } else {
+            largs[i].data = zero;
+        }
+    }
+    L.kernel = k->ptx_name;
+    L.args = largs;
+    L.nargs = k->nparams;
+    if (!gr_backend_launch(be, &L, &res, err)) goto done;
+    sm = ptx_srcmap_new(l.module);
+    if (sm && l.source && src->file) ptx_srcmap_set_file_text(sm, src->file, l.source, strlen(l.source));
+    if (res.printf_output && res.printf_len) fputs(res.printf_output, stdout);
+    for (int i = 0; i < res.nfindings; i++) print_finding(&l, sm, &res.findings[i]);
+    printf("%s: kernel %s, grid (%u,%u,%u), block (%u,%u,%u), schedule %s: %d finding%s%s, "
+           "%" PRIu64 " thread-instructions\n",
+           src->file, k->name, L.grid.x, L.grid.y, L.grid.z, L.block.x, L.block.y, L.block.z,
+           sched, res.nfindings, res.nfindings == 1 ? "" : "s",
+           res.findings_dropped ? " (more dropped)" : "", res.thread_instructions);
+    if (o->json && !write_json(o->json, o, src->file, k, &L, sched, &l, sm, &res, err)) goto done;
+    code = res.nfindings > 0 || res.status != GR_EXEC_OK ? 1 : 0;
+done:
+    gr_launch_result_free(&res);
+    if (sm) ptx_srcmap_free(sm);
+    gr_backend_free(be);
+    free(zero);
+    cli_loaded_free(&l);
+    return code;
+}
+
+int cmd_check(int argc, char **argv) {
+    check_options o;
+    memset(&o, 0, sizeof o);
+    cli_source_options src = {0};
+    gr_error err = GR_ERROR_INIT;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    int nrest = 0, code;
+    if (!rest) {
+        gr_fail(&err, GR_ERR_NOMEM, "out of memory");
+        return fail(&err);
+    }
+    const cli_opt_spec specs[] = {
+        {"--grid", CLI_VALUE, &o.grid, NULL},
+        {"--block", CLI_VALUE, &o.block, NULL},
+        {"--shared", CLI_VALUE, &o.shared, NULL},
+        {"--schedule", CLI_VALUE, &o.schedule, NULL},
+        {"--backend", CLI_VALUE, &o.backend, NULL},
+        {"--detector", CLI_VALUE, &o.detector, NULL},
+        {"--warp-model", CLI_VALUE, &o.warp_model, NULL},
+        {"--step-budget", CLI_VALUE, &o.step_budget, NULL},
+        {"--json", CLI_VALUE, &o.json, NULL},
+        {NULL, CLI_FLAG, NULL, NULL},
+    };
+    if (!extract_args(argc, argv, &o, rest, &nrest, &err) ||
+        !cli_parse("check", nrest, rest, 2, &src, specs, &err)) {
+        code = fail(&err);
+    } else {
+        code = run_check(&o, &src, &err);
+        if (code < 0) code = fail(&err);
+    }
+    for (int i = 0; i < o.nargs; i++) free((char *)o.args[i].name);
+    free(rest);
+    return code;
+}

@@ -1,0 +1,233 @@
+/* detect.c — the adapter between backend events and oracle/ detectors (see detect.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/detect.h"
+
+struct gr_exec_detector {
+    gr_exec_hooks hooks;
+    const gr_exec_hooks *chain;
+    gr_detector *det;
+    gr_launch_geometry geom;
+    gr_warp_model model;
+    uint32_t threads_per_block;
+    gr_error err; /* first feed failure */
+};
+
+static uint8_t map_scope(uint8_t ptx_scope_) {
+    switch (ptx_scope_) {
+    case PTX_SCOPE_CTA: return GR_SCOPE_CTA;
+    case PTX_SCOPE_SYS: return GR_SCOPE_SYS;
+    default: return GR_SCOPE_GPU;
+    }
+}
+
+static uint8_t map_sem(uint8_t s) {
+    switch (s) {
+    case PTX_SEM_ACQUIRE: return GR_SEM_ACQUIRE;
+    case PTX_SEM_RELEASE: return GR_SEM_RELEASE;
+    case PTX_SEM_ACQ_REL: return GR_SEM_ACQ_REL;
+    case PTX_SEM_SC: return GR_SEM_SC;
+    default: return GR_SEM_RELAXED;
+    }
+}
+
+static uint8_t map_atomic_op(uint8_t subop) {
+    switch (subop) {
+    case PTX_SUBOP_ADD: return GR_ATOM_ADD;
+    case PTX_SUBOP_EXCH: return GR_ATOM_EXCH;
+    case PTX_SUBOP_CAS: return GR_ATOM_CAS;
+    case PTX_SUBOP_MIN: return GR_ATOM_MIN;
+    case PTX_SUBOP_MAX: return GR_ATOM_MAX;
+    case PTX_SUBOP_AND: return GR_ATOM_AND;
+    case PTX_SUBOP_OR: return GR_ATOM_OR;
+    case PTX_SUBOP_XOR: return GR_ATOM_XOR;
+    case PTX_SUBOP_INC: return GR_ATOM_INC;
+    case PTX_SUBOP_DEC: return GR_ATOM_DEC;
+    default: return GR_ATOM_ADD;
+    }
+}
+
+static void feed(gr_exec_detector *d, const gr_event *ev) {
+    if (gr_error_failed(&d->err)) return;
+    gr_detector_feed(d->det, ev, &d->err);
+}
+
+static void on_access(void *ctx, const gr_access_event *e) {
+    gr_exec_detector *d = ctx;
+    if (d->model == GR_WARP_LOCKSTEP && e->converged) {
+        gr_event st = {.type = GR_EV_WARP_STEP};
+        st.u.warp.block = e->block_linear;
+        st.u.warp.warp = e->warp;
+        st.u.warp.mask = e->lane_mask;
+        feed(d, &st);
+    }
+    gr_event ev = {.type = GR_EV_ACCESS};
+    gr_access *a = &ev.u.access;
+    a->instr = e->insn_id;
+    a->size = e->size;
+    a->space = e->space == PTX_SPACE_SHARED ? GR_SPACE_SHARED : GR_SPACE_GLOBAL;
+    bool strong_ld_st = e->sem == PTX_SEM_RELAXED || e->sem == PTX_SEM_ACQUIRE ||
+                        e->sem == PTX_SEM_RELEASE || e->sem == PTX_SEM_ACQ_REL;
+    if (e->kind == GR_EXEC_ATOMIC) {
+        a->kind = GR_ACCESS_ATOMIC;
+        a->op = map_atomic_op(e->atomic_op);
+        if (e->atomic_op == 0) a->op = GR_ATOM_RED;
+    } else if (strong_ld_st) {
+        a->kind = GR_ACCESS_ATOMIC;
+        a->op = e->kind == GR_EXEC_READ ? GR_ATOM_LD : GR_ATOM_ST;
+    } else {
+        a->kind = e->kind == GR_EXEC_READ ? GR_ACCESS_READ : GR_ACCESS_WRITE;
+        if (e->sem == PTX_SEM_VOLATILE) a->flags = GR_ACCESS_VOLATILE;
+    }
+    a->scope = map_scope(e->scope);
+    a->sem = map_sem(e->sem);
+    uint32_t base = e->block_linear * d->threads_per_block + e->first_thread;
+    for (uint32_t m = e->lane_mask; m && !gr_error_failed(&d->err); m &= m - 1) {
+        int l = __builtin_ctz(m);
+        a->thread = base + (uint32_t)l;
+        a->addr = a->space == GR_SPACE_SHARED ? e->addr[l] - 0x10000000000ull : e->addr[l];
+        gr_detector_access(d->det, a, &d->err);
+    }
+    if (d->chain && d->chain->access) d->chain->access(d->chain->ctx, e);
+}
+
+static void on_sync(void *ctx, const gr_sync_event *e) {
+    gr_exec_detector *d = ctx;
+    uint32_t base = e->block_linear * d->threads_per_block + e->warp * 32;
+    gr_event ev;
+    memset(&ev, 0, sizeof ev);
+    switch ((gr_sync_kind)e->kind) {
+    case GR_SYNC_BAR_WAIT:
+    case GR_SYNC_BAR_ARRIVE:
+        ev.type = GR_EV_BARRIER_ARRIVE;
+        ev.u.arrive.barrier = e->barrier_id;
+        ev.u.arrive.expected = e->expected;
+        ev.u.arrive.waits = e->kind == GR_SYNC_BAR_WAIT;
+        for (uint32_t m = e->lane_mask; m; m &= m - 1) {
+            ev.u.arrive.thread = base + (uint32_t)__builtin_ctz(m);
+            feed(d, &ev);
+        }
+        break;
+    case GR_SYNC_BARRIER:
+        ev.type = GR_EV_BARRIER_COMPLETE;
+        ev.u.complete.block = e->block_linear;
+        ev.u.complete.barrier = e->barrier_id;
+        feed(d, &ev);
+        break;
+    case GR_SYNC_WARP:
+        ev.type = GR_EV_WARP_SYNC;
+        ev.u.warp.block = e->block_linear;
+        ev.u.warp.warp = e->warp;
+        ev.u.warp.mask = e->lane_mask;
+        ev.u.warp.kind = e->warp_op == 1   ? GR_WARP_SHFL
+                         : e->warp_op == 2 ? GR_WARP_VOTE
+                         : e->warp_op == 3 ? GR_WARP_MATCH
+                         : e->warp_op == 4 ? GR_WARP_REDUX
+                                           : GR_WARP_SYNCWARP;
+        feed(d, &ev);
+        break;
+    case GR_SYNC_FENCE:
+        ev.type = GR_EV_FENCE;
+        ev.u.fence.scope = map_scope(e->scope);
+        ev.u.fence.sem = e->sem == PTX_SEM_ACQ_REL ? GR_SEM_ACQ_REL : GR_SEM_SC;
+        for (uint32_t m = e->lane_mask; m; m &= m - 1) {
+            ev.u.fence.thread = base + (uint32_t)__builtin_ctz(m);
+            feed(d, &ev);
+        }
+        break;
+    case GR_SYNC_THREAD_EXIT:
+        ev.type = GR_EV_THREAD_EXIT;
+        for (uint32_t m = e->lane_mask; m; m &= m - 1) {
+            ev.u.exit.thread = base + (uint32_t)__builtin_ctz(m);
+            feed(d, &ev);
+        }
+        break;
+    }
+    if (d->chain && d->chain->sync) d->chain->sync(d->chain->ctx, e);
+}
+
+static void on_begin(void *ctx, gr_dim3 grid, gr_dim3 block) {
+    gr_exec_detector *d = ctx;
+    if (d->chain && d->chain->begin) d->chain->begin(d->chain->ctx, grid, block);
+}
+
+gr_exec_detector *gr_exec_detector_new(gr_detector_kind kind, gr_warp_model model, gr_dim3 grid,
+                                       gr_dim3 block, const gr_exec_hooks *chain, gr_error *err) {
+    gr_exec_detector *d = calloc(1, sizeof *d);
+    if (!d) {
+        gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    d->geom = (gr_launch_geometry){{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 32};
+    d->threads_per_block = block.x * block.y * block.z;
+    d->model = model;
+    d->chain = chain;
+    gr_detector_options opt = {.kind = kind, .warp_model = model};
+    d->det = gr_detector_create(&d->geom, &opt, err);
+    if (!d->det) {
+        free(d);
+        return NULL;
+    }
+    d->hooks = (gr_exec_hooks){d, on_access, on_sync, on_begin};
+    return d;
+}
+
+const gr_exec_hooks *gr_exec_detector_hooks(gr_exec_detector *d) { return &d->hooks; }
+
+static gr_exec_thread thread_of(const gr_exec_detector *d, uint32_t linear) {
+    gr_exec_thread t;
+    uint32_t b = linear / d->threads_per_block, i = linear % d->threads_per_block;
+    t.block.x = b % d->geom.grid[0];
+    t.block.y = b / d->geom.grid[0] % d->geom.grid[1];
+    t.block.z = b / (d->geom.grid[0] * d->geom.grid[1]);
+    t.thread.x = i % d->geom.block[0];
+    t.thread.y = i / d->geom.block[0] % d->geom.block[1];
+    t.thread.z = i / (d->geom.block[0] * d->geom.block[1]);
+    return t;
+}
+
+bool gr_exec_detector_finish(gr_exec_detector *d, gr_launch_result *res, uint32_t max_findings,
+                             gr_error *err) {
+    gr_event end = {.type = GR_EV_KERNEL_END};
+    feed(d, &end);
+    if (gr_error_failed(&d->err)) {
+        gr_fail(err, d->err.status, "race detector: %s", d->err.message ? d->err.message : "?");
+        return false;
+    }
+    const gr_race_set *set = gr_detector_races(d->det);
+    for (size_t i = 0; i < set->count; i++) {
+        if ((uint32_t)res->nfindings >= max_findings) {
+            res->findings_dropped++;
+            continue;
+        }
+        gr_finding *nf = realloc(res->findings, (size_t)(res->nfindings + 1) * sizeof *nf);
+        if (!nf) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        res->findings = nf;
+        const gr_race *rc = &set->races[i];
+        gr_finding *f = &nf[res->nfindings++];
+        memset(f, 0, sizeof *f);
+        f->cls = GR_FINDING_RACE;
+        f->insn_id = rc->second_instr;
+        f->insn_id2 = rc->first_instr;
+        f->thread = thread_of(d, rc->second_thread);
+        f->thread2 = thread_of(d, rc->first_thread);
+        f->space = rc->space == GR_SPACE_SHARED ? PTX_SPACE_SHARED : PTX_SPACE_GLOBAL;
+        f->address = rc->space == GR_SPACE_SHARED ? rc->addr + 0x10000000000ull : rc->addr;
+        snprintf(f->message, sizeof f->message, "%s%s race on %s memory: %s (%llu occurrence%s)",
+                 (rc->flags & GR_RACE_VOLATILE) ? "volatile " : "",
+                 gr_race_kind_name((gr_race_kind)rc->kind),
+                 rc->space == GR_SPACE_SHARED ? "shared" : "global",
+                 gr_race_cause_text((gr_race_cause)rc->cause), (unsigned long long)rc->count,
+                 rc->count == 1 ? "" : "s");
+    }
+    return true;
+}
+
+void gr_exec_detector_free(gr_exec_detector *d) {
+    if (!d) return;
+    gr_detector_destroy(d->det);
+    gr_error_clear(&d->err);
+    free(d);
+}

@@ -1,0 +1,22 @@
+/* sim.h — the PTX simulator backend (exec/sim): runs a kernel on the CPU, one launch at a time,
+ * under a chosen schedule, with bounds-checked memory and barrier checking. It implements
+ * exec/backend.h; this header adds only the constructor and address-window queries. */
+#ifndef GR_EXEC_SIM_H
+#define GR_EXEC_SIM_H
+
+#include <stdint.h>
+
+#include "common/error.h"
+#include "exec/backend.h"
+
+/* A simulator backend (no module loaded yet). NULL with err set when out of memory. */
+gr_backend *gr_sim_backend_new(gr_error *err);
+
+/* The state space a generic simulator address lies in (ptx_space: GLOBAL, SHARED, LOCAL,
+ * CONST, PARAM), or PTX_SPACE_NONE for an address outside every window. */
+ptx_space gr_sim_space_of(uint64_t generic_addr);
+
+/* Resident-thread limit: blocks beyond it start when earlier blocks finish (as on a GPU). */
+enum { GR_SIM_MAX_RESIDENT_THREADS = 16384, GR_SIM_MAX_SHARED_BYTES = 227 * 1024 };
+
+#endif

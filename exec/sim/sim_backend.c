@@ -1,0 +1,249 @@
+/* sim_backend.c — the simulator behind exec/backend.h: device memory, module loading, and
+ * launch validation; execution itself is in sim_sched.c and sim_exec.c. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/detect.h"
+#include "exec/sim/sim.h"
+#include "exec/sim/sim_sched.h"
+#include "exec/sim/sim_state.h"
+
+enum { SIM_ALLOC_GAP = 4096, SIM_ALLOC_ALIGN = 256 };
+
+ptx_space gr_sim_space_of(uint64_t a) {
+    if (a >= SIM_GLOBAL_BASE) return PTX_SPACE_GLOBAL;
+    if (a >= SIM_SHARED_BASE && a < SIM_SHARED_BASE + SIM_WINDOW_SIZE) return PTX_SPACE_SHARED;
+    if (a >= SIM_LOCAL_BASE && a < SIM_LOCAL_BASE + SIM_WINDOW_SIZE) return PTX_SPACE_LOCAL;
+    if (a >= SIM_CONST_BASE && a < SIM_CONST_BASE + SIM_WINDOW_SIZE) return PTX_SPACE_CONST;
+    if (a >= SIM_PARAM_BASE && a < SIM_PARAM_BASE + SIM_WINDOW_SIZE) return PTX_SPACE_PARAM;
+    return PTX_SPACE_NONE;
+}
+
+static bool sim_alloc_raw(sim_backend *be, uint64_t size, uint64_t *addr, uint8_t **host,
+                          gr_error *err) {
+    if (size > (1ull << 34)) return gr_fail(err, GR_ERR_USAGE, "allocation of %" PRIu64 " bytes is too large", size);
+    if (be->nallocs == be->allocs_cap) {
+        int32_t cap = be->allocs_cap ? be->allocs_cap * 2 : 16;
+        sim_alloc *n = realloc(be->allocs, (size_t)cap * sizeof *n);
+        if (!n) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        be->allocs = n;
+        be->allocs_cap = cap;
+    }
+    uint8_t *h = calloc(size ? size : 1, 1);
+    if (!h) return gr_fail(err, GR_ERR_NOMEM, "out of memory allocating %" PRIu64 " bytes", size);
+    sim_alloc *a = &be->allocs[be->nallocs++];
+    a->addr = be->next_addr;
+    a->size = size;
+    a->host = h;
+    be->next_addr = (a->addr + size + SIM_ALLOC_GAP + SIM_ALLOC_ALIGN - 1) /
+                    SIM_ALLOC_ALIGN * SIM_ALLOC_ALIGN;
+    *addr = a->addr;
+    if (host) *host = h;
+    return true;
+}
+
+static bool alloc_for_decoder(void *ctx, uint64_t size, uint64_t *addr, uint8_t **host,
+                              gr_error *err) {
+    return sim_alloc_raw(ctx, size, addr, host, err);
+}
+
+static bool sim_load(gr_backend *b, const ptx_module *m, gr_error *err) {
+    sim_backend *be = (sim_backend *)b;
+    if (be->loaded) return gr_fail(err, GR_ERR_USAGE, "a module is already loaded");
+    if (!sim_program_build(m, &be->prog, alloc_for_decoder, be, err)) return false;
+    be->pc_func = calloc((size_t)be->prog.ncode + 1, sizeof(int32_t));
+    if (!be->pc_func) {
+        sim_program_free(&be->prog);
+        return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    }
+    for (int32_t f = 0; f < be->prog.nfuncs; f++)
+        for (int32_t i = be->prog.funcs[f].entry; i < be->prog.funcs[f].end; i++) be->pc_func[i] = f;
+    be->m = m;
+    be->loaded = true;
+    return true;
+}
+
+static bool sim_alloc_op(gr_backend *b, size_t size, uint64_t *addr, gr_error *err) {
+    return sim_alloc_raw((sim_backend *)b, size, addr, NULL, err);
+}
+
+static sim_alloc *range_alloc(sim_backend *be, uint64_t addr, size_t size, gr_error *err) {
+    for (int32_t i = 0; i < be->nallocs; i++) {
+        sim_alloc *a = &be->allocs[i];
+        if (addr >= a->addr && addr + size <= a->addr + a->size) return a;
+    }
+    gr_fail(err, GR_ERR_USAGE, "device range 0x%" PRIx64 "+%zu is not inside one allocation", addr,
+            size);
+    return NULL;
+}
+
+static bool sim_write(gr_backend *b, uint64_t addr, const void *src, size_t size, gr_error *err) {
+    sim_alloc *a = range_alloc((sim_backend *)b, addr, size, err);
+    if (!a) return false;
+    if (size) memcpy(a->host + (addr - a->addr), src, size);
+    return true;
+}
+
+static bool sim_read(gr_backend *b, uint64_t addr, void *dst, size_t size, gr_error *err) {
+    sim_alloc *a = range_alloc((sim_backend *)b, addr, size, err);
+    if (!a) return false;
+    if (size) memcpy(dst, a->host + (addr - a->addr), size);
+    return true;
+}
+
+static void sim_free(gr_backend *b) {
+    sim_backend *be = (sim_backend *)b;
+    for (int32_t i = 0; i < be->nallocs; i++) free(be->allocs[i].host);
+    free(be->allocs);
+    free(be->pc_func);
+    if (be->loaded) sim_program_free(&be->prog);
+    free(be);
+}
+
+static uint32_t dim_or_one(uint32_t v) { return v ? v : 1; }
+
+/* Checks the launch against the kernel and lays out its parameters. */
+static bool validate(sim_run *r, const gr_launch *L, gr_error *err) {
+    const sim_program *p = r->prog;
+    const ptx_module *m = p->module;
+    int32_t ki = -1, nentries = 0;
+    for (int32_t i = 0; i < m->nfunctions; i++) {
+        if (!m->functions[i].is_entry) continue;
+        nentries++;
+        if (L->kernel ? strcmp(m->functions[i].name, L->kernel) == 0 : ki < 0) ki = i;
+    }
+    if (ki < 0) return gr_fail(err, GR_ERR_USAGE, "kernel '%s' is not in the module", L->kernel ? L->kernel : "");
+    if (!L->kernel && nentries > 1)
+        return gr_fail(err, GR_ERR_USAGE, "the module has %d kernels: name one", nentries);
+    const ptx_function *fn = &m->functions[ki];
+    r->kernel_index = ki;
+    r->kernel = &p->funcs[ki];
+    r->grid = (gr_dim3){dim_or_one(L->grid.x), dim_or_one(L->grid.y), dim_or_one(L->grid.z)};
+    r->block = (gr_dim3){dim_or_one(L->block.x), dim_or_one(L->block.y), dim_or_one(L->block.z)};
+    uint64_t nt = (uint64_t)r->block.x * r->block.y * r->block.z;
+    if (r->block.x > 1024 || r->block.y > 1024 || r->block.z > 64 || nt > 1024)
+        return gr_fail(err, GR_ERR_USAGE,
+                       "block (%u,%u,%u) has %" PRIu64 " threads: at most 1024 (x,y <= 1024, z <= 64)",
+                       r->block.x, r->block.y, r->block.z, nt);
+    if (fn->reqntid[0] && (r->block.x != fn->reqntid[0] || r->block.y != dim_or_one(fn->reqntid[1]) ||
+                           r->block.z != dim_or_one(fn->reqntid[2])))
+        return gr_fail(err, GR_ERR_USAGE, "kernel %s requires a block of (%u,%u,%u) threads (.reqntid)",
+                       fn->name, fn->reqntid[0], dim_or_one(fn->reqntid[1]), dim_or_one(fn->reqntid[2]));
+    if (fn->maxntid[0] && nt > (uint64_t)fn->maxntid[0] * dim_or_one(fn->maxntid[1]) * dim_or_one(fn->maxntid[2]))
+        return gr_fail(err, GR_ERR_USAGE, "kernel %s allows at most %u threads per block (.maxntid)",
+                       fn->name, fn->maxntid[0] * dim_or_one(fn->maxntid[1]) * dim_or_one(fn->maxntid[2]));
+    uint64_t nb = (uint64_t)r->grid.x * r->grid.y * r->grid.z;
+    if (r->grid.x > 2147483647u || r->grid.y > 65535 || r->grid.z > 65535 || nb > (1u << 24))
+        return gr_fail(err, GR_ERR_USAGE, "grid (%u,%u,%u) is too large for the simulator", r->grid.x,
+                       r->grid.y, r->grid.z);
+    if (L->dynamic_shared && !p->uses_dynamic_shared) {
+        /* allowed (CUDA accepts it), but nothing can use it */
+    }
+    uint64_t shared = (uint64_t)p->static_shared_bytes + L->dynamic_shared;
+    if (shared > GR_SIM_MAX_SHARED_BYTES)
+        return gr_fail(err, GR_ERR_USAGE,
+                       "%" PRIu64 " bytes of shared memory per block (%u static + %u dynamic): the "
+                       "limit is %d",
+                       shared, p->static_shared_bytes, L->dynamic_shared, GR_SIM_MAX_SHARED_BYTES);
+    r->nthreads = (uint32_t)nt;
+    r->nwarps_per_block = (r->nthreads + SIM_LANES - 1) / SIM_LANES;
+    r->nblocks_total = (uint32_t)nb;
+    r->shared_size = p->static_shared + L->dynamic_shared; /* the layout, gaps included */
+    r->dyn_shared = L->dynamic_shared;
+    if (L->nargs != fn->nparams)
+        return gr_fail(err, GR_ERR_USAGE, "kernel %s takes %d argument%s, the launch gives %d",
+                       fn->name, fn->nparams, fn->nparams == 1 ? "" : "s", L->nargs);
+    uint64_t size = 0;
+    for (int i = 0; i < fn->nparams; i++) {
+        uint64_t a = sim_var_align(&fn->params[i]);
+        size = (size + a - 1) / a * a + sim_var_size(&fn->params[i]);
+    }
+    r->kparams_size = (uint32_t)size;
+    r->kparams = calloc(size + 8, 1);
+    if (!r->kparams) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    uint64_t off = 0;
+    for (int i = 0; i < fn->nparams; i++) {
+        const ptx_var *v = &fn->params[i];
+        uint64_t a = sim_var_align(v), s = sim_var_size(v);
+        off = (off + a - 1) / a * a;
+        if (!L->args[i].data || L->args[i].size != s)
+            return gr_fail(err, GR_ERR_USAGE,
+                           "argument %d (%s) of kernel %s must be %" PRIu64 " bytes, got %zu", i,
+                           v->name, fn->name, s, L->args[i].data ? L->args[i].size : 0);
+        memcpy(r->kparams + off, L->args[i].data, s);
+        off += s;
+    }
+    return true;
+}
+
+static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out, gr_error *err) {
+    sim_backend *be = (sim_backend *)b;
+    memset(out, 0, sizeof *out);
+    if (!be->loaded) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
+    sim_run *r = calloc(1, sizeof *r);
+    if (!r) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    r->be = be;
+    r->prog = &be->prog;
+    r->launch = L;
+    r->res = out;
+    r->err = err;
+    r->max_findings = L->max_findings ? L->max_findings : 64;
+    r->budget = L->step_budget ? L->step_budget : 200000000ull;
+    r->rng = L->schedule.seed ^ 0x5deece66dull;
+    bool ok = validate(r, L, err);
+    if (ok) {
+        out->nblocks = be->prog.nblocks;
+        out->block_hits = calloc((size_t)be->prog.nblocks + 1, sizeof(uint64_t));
+        out->block_first_insn = calloc((size_t)be->prog.nblocks + 1, sizeof(uint32_t));
+        if (!out->block_hits || !out->block_first_insn)
+            ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        else
+            memcpy(out->block_first_insn, be->prog.block_first_insn,
+                   (size_t)be->prog.nblocks * sizeof(uint32_t));
+    }
+    if (ok && !sim_schedule_prepare(r)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory preparing the launch");
+    gr_exec_detector *det = NULL;
+    gr_launch with_detector;
+    if (ok && L->detect) {
+        det = gr_exec_detector_new(L->detector, L->warp_model, r->grid, r->block, L->hooks, err);
+        if (!det) ok = false;
+        with_detector = *L;
+        with_detector.hooks = det ? gr_exec_detector_hooks(det) : NULL;
+        r->launch = &with_detector;
+    }
+    if (ok) {
+        const gr_exec_hooks *h = r->launch->hooks;
+        if (h && h->begin) h->begin(h->ctx, r->grid, r->block);
+        sim_schedule_run(r);
+        if (r->failed) ok = gr_fail(err, GR_ERR_INTERNAL, "the simulator failed (out of memory or an internal error)");
+    }
+    if (ok && det) ok = gr_exec_detector_finish(det, out, r->max_findings, err);
+    gr_exec_detector_free(det);
+    if (ok) {
+        out->printf_output = r->printf_out.data ? gr_strbuf_take(&r->printf_out) : calloc(1, 1);
+        out->printf_len = out->printf_output ? strlen(out->printf_output) : 0;
+        if (!out->printf_output) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    }
+    gr_strbuf_free(&r->printf_out);
+    sim_schedule_free(r);
+    free(r->kparams);
+    free(r);
+    if (!ok) gr_launch_result_free(out);
+    return ok;
+}
+
+static const gr_backend_ops sim_ops = {"sim", sim_load, sim_alloc_op, sim_write, sim_read,
+                                       sim_launch, sim_free};
+
+gr_backend *gr_sim_backend_new(gr_error *err) {
+    sim_backend *be = calloc(1, sizeof *be);
+    if (!be) {
+        gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    be->base.ops = &sim_ops;
+    be->next_addr = SIM_GLOBAL_BASE;
+    return &be->base;
+}

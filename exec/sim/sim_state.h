@@ -1,0 +1,124 @@
+/* sim_state.h — run-time state of one simulated launch (private to exec/sim). */
+#ifndef GR_EXEC_SIM_STATE_H
+#define GR_EXEC_SIM_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/strbuf.h"
+#include "exec/sim/sim_internal.h"
+
+typedef struct sim_alloc {
+    uint64_t addr, size;
+    uint8_t *host;
+} sim_alloc;
+
+/* The backend: the decoded program and device memory persist across launches. */
+typedef struct sim_backend {
+    gr_backend base;
+    const ptx_module *m;
+    sim_program prog;
+    bool loaded;
+    int32_t *pc_func;  /* instruction index -> function index */
+    sim_alloc *allocs; /* sorted by address (addresses only grow) */
+    int32_t nallocs, allocs_cap;
+    uint64_t next_addr;
+} sim_backend;
+
+enum { LANE_NONE = 0, LANE_RUN, LANE_BAR, LANE_WSYNC, LANE_EXITED };
+
+typedef struct sim_frame {
+    int32_t ret_pc;
+    int32_t call;        /* sim_program.calls index of the call */
+    uint32_t reg_base;   /* caller's */
+    uint32_t local_base; /* caller's */
+} sim_frame;
+
+typedef struct sim_thread_local {
+    uint8_t *mem;
+    uint32_t cap;
+} sim_thread_local;
+
+typedef struct sim_barrier {
+    uint32_t arrived;
+    uint32_t expected;
+    uint32_t first_insn;
+    bool used;
+    uint32_t red_popc;
+    bool red_and, red_or;
+    uint64_t *members; /* bit per thread of the block */
+} sim_barrier;
+
+typedef struct sim_warp sim_warp;
+
+typedef struct sim_block {
+    bool active;
+    uint32_t linear;
+    gr_dim3 idx;
+    uint32_t nexited;
+    uint8_t *shared;
+    sim_thread_local *local; /* per thread */
+    sim_barrier bars[SIM_BARRIERS];
+    sim_warp *warps;         /* nwarps consecutive warps of run->warps */
+} sim_block;
+
+struct sim_warp {
+    sim_block *block;
+    uint32_t warp_in_block;
+    uint32_t exist_mask; /* lanes that are threads of the block */
+    uint32_t run_mask;   /* lanes in LANE_RUN */
+    uint32_t exited_mask;
+    int32_t pc[SIM_LANES];
+    uint32_t reg_base[SIM_LANES];
+    uint32_t local_base[SIM_LANES];
+    int32_t depth[SIM_LANES];
+    uint8_t state[SIM_LANES];
+    uint8_t carry[SIM_LANES];
+    uint32_t wsync_mask[SIM_LANES]; /* member mask a lane in LANE_WSYNC waits for */
+    sim_frame *frames;              /* [lane * SIM_MAX_CALL_DEPTH + depth], lazily */
+    uint64_t *regs;
+    size_t regs_slots;              /* capacity in slots (rows of 32) */
+    uint32_t rotate;                /* fairness among diverged lane groups */
+    uint32_t diverged_steps;
+    int64_t priority;               /* pct */
+};
+
+typedef struct sim_run {
+    sim_backend *be;
+    const sim_program *prog;
+    const gr_launch *launch;
+    const sim_func *kernel;
+    int32_t kernel_index;
+    gr_dim3 grid, block;
+    uint32_t nthreads, nwarps_per_block, nblocks_total;
+    uint32_t shared_size, dyn_shared;
+    uint8_t *kparams;
+    uint32_t kparams_size;
+    sim_block *slots;
+    uint32_t nslots;
+    sim_warp *warps;
+    uint32_t nwarps;
+    uint32_t next_block;      /* blocks are started in order */
+    uint32_t blocks_done;
+    const sim_alloc *last_alloc; /* the allocation the last global access hit */
+    uint64_t zero_row[SIM_LANES];
+    /* results */
+    gr_launch_result *res;
+    uint32_t max_findings;
+    gr_strbuf printf_out;
+    uint64_t budget;
+    bool stop;
+    bool failed;              /* internal error (out of memory) */
+    gr_error *err;
+    /* schedule */
+    uint64_t rng;
+    uint32_t cursor;
+    uint64_t pct_next_change;
+    uint32_t pct_changes_done;
+    uint64_t *pct_points;
+    uint32_t npct_points;
+    /* scratch for events */
+    uint64_t ev_addr[SIM_LANES];
+} sim_run;
+
+#endif
