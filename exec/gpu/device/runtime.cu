@@ -1,0 +1,392 @@
+/* runtime.cu — the device runtime of the GPU backend: the hooks instrumented PTX calls
+ * (jit/instrument/hook_abi.h), backed by the shadow FSM of oracle/fsm_rules.h, the same
+ * transition function the host detector runs. NVRTC compiles this file with -rdc (the build
+ * embeds it with its three headers); nvJitLink links it with the user's instrumented PTX.
+ *
+ * Memory (rt_abi.h): global shadow = one 64-bit FSM word per 4-byte granule of the launch
+ * arena and of the module's .global variables; shared shadow = dynamic shared memory appended
+ * after the kernel's own, zeroed by __gr_hook_enter; per-thread sync state in a global array
+ * only its own thread touches; races deduplicated by signature in a device hash table. */
+#include "jit/instrument/hook_abi.h"
+#include "oracle/fsm_rules.h"
+#include "exec/gpu/device/rt_abi.h"
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+extern "C" __constant__ gr_rt_params __gr_rt;
+extern "C" __device__ u32 __gr_step_budget;
+extern "C" __constant__ u32 __gr_ro_params; /* bit i: parameter i's buffer is read-only */
+extern "C" __device__ unsigned char __gr_cov[GR_RT_COV_MAX];
+
+__constant__ gr_rt_params __gr_rt;
+__device__ u32 __gr_step_budget;
+__constant__ u32 __gr_ro_params;
+__device__ unsigned char __gr_cov[GR_RT_COV_MAX];
+
+/* Dynamic shared memory: the kernel's own bytes first, then the shared shadow. */
+extern __shared__ __align__(16) unsigned char __gr_dyn_shared[];
+
+static __device__ __forceinline__ u32 rt_tid() {
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+static __device__ __forceinline__ u32 rt_block() {
+    return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+static __device__ __forceinline__ u32 rt_lane() {
+    u32 l;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
+    return l;
+}
+static __device__ __forceinline__ gr_rt_thread *rt_thread(u32 linear) {
+    return (gr_rt_thread *)__gr_rt.threads + linear;
+}
+static __device__ __forceinline__ u32 *rt_block_word(u32 block) {
+    return (u32 *)__gr_rt.blocks + block;
+}
+static __device__ __forceinline__ u64 *rt_warp_word(u32 block, u32 warp) {
+    return (u64 *)__gr_rt.warps + (u64)block * __gr_rt.warps_per_block + warp;
+}
+static __device__ __forceinline__ gr_rt_counters *rt_counters() {
+    return (gr_rt_counters *)__gr_rt.counters;
+}
+static __device__ __forceinline__ u64 *rt_shared_shadow() {
+    return (u64 *)(__gr_dyn_shared + __gr_rt.user_dyn_shared);
+}
+
+/* Adds the lanes of the warp for which `flag` holds to a counter with one atomic. */
+static __device__ __forceinline__ void rt_count_warp(unsigned long long *counter, bool flag) {
+    u32 act = __activemask();
+    u32 m = __ballot_sync(act, flag);
+    if (m && rt_lane() == (u32)(__ffs(m) - 1)) atomicAdd(counter, (unsigned long long)__popc(m));
+}
+
+/* Lanes of this thread's warp that exist and have not exited. */
+static __device__ u32 rt_live_lanes(u32 block, u32 tid) {
+    u32 warp = tid / 32u, tpb = __gr_rt.threads_per_block;
+    u32 n = tpb - warp * 32u;
+    u32 exist = n >= 32u ? 0xffffffffu : ((1u << n) - 1u);
+    return exist & ~(u32)*(volatile u64 *)rt_warp_word(block, warp);
+}
+
+static __device__ u32 rt_block_taint(u32 word) {
+    return (word & GR_RT_BLOCK_TAINT2) ? 2u : (word & GR_RT_BLOCK_TAINT1) ? 1u : 0u;
+}
+
+static __device__ void rt_acquire(gr_rt_thread *t, u32 block, u32 level) {
+    u32 bw = *(volatile u32 *)rt_block_word(block);
+    u32 got = level == 1u ? (rt_block_taint(bw) == 2u ? 2u : 1u) : 2u;
+    if (got > t->taint) t->taint = (unsigned char)got;
+    atomicOr(rt_block_word(block), t->taint == 2u ? GR_RT_BLOCK_TAINT2 : GR_RT_BLOCK_TAINT1);
+}
+
+static __device__ void rt_release(u32 block, u32 level) {
+    atomicOr(rt_block_word(block), level == 2u ? (GR_RT_BLOCK_REL_ANY | GR_RT_BLOCK_REL_GPU)
+                                               : GR_RT_BLOCK_REL_ANY);
+    if (level == 2u) atomicOr(&rt_counters()->grid_rel, 2u);
+}
+
+static __device__ u32 rt_rel_bits(u32 block) {
+    u32 bw = *(volatile u32 *)rt_block_word(block);
+    return ((bw & GR_RT_BLOCK_REL_ANY) ? 1u : 0u) | ((bw & GR_RT_BLOCK_REL_GPU) ? 2u : 0u);
+}
+
+/* Records a race once per signature (unordered instruction pair + kind). */
+static __device__ __noinline__ void rt_report(const gr_fsm_result *r, u32 space, u32 block, u64 addr,
+                                 u32 thread, u32 instr) {
+    gr_rt_counters *c = rt_counters();
+    rt_count_warp(&c->races, true);
+    u32 other = r->other_instr == GR_FSM_INSTR_UNKNOWN ? 0xffffffffu : r->other_instr;
+    u32 lo = other < instr ? other : instr, hi = other < instr ? instr : other;
+    u64 key = ((u64)(lo & 0x3fffffffu) << 34) | ((u64)(hi & 0x3fffffffu) << 4) | r->kind;
+    key |= 1ull << 63; /* never 0: 0 is an empty slot */
+    u64 *slots = (u64 *)__gr_rt.dedup;
+    u32 mask = __gr_rt.dedup_cap - 1u;
+    u32 s = (u32)((key * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+    for (u32 probe = 0; probe <= mask; probe++, s = (s + 1u) & mask) {
+        u64 seen = *(volatile u64 *)(slots + s);
+        if (seen == key) return; /* the common case for a hot race: no atomic */
+        if (seen != 0ull) continue;
+        u64 prev = atomicCAS(slots + s, 0ull, key);
+        if (prev == key) return; /* seen before */
+        if (prev != 0ull) continue;
+        u32 idx = atomicAdd(&c->nrecords, 1u);
+        if (idx < __gr_rt.record_cap) {
+            gr_rt_record *rec = (gr_rt_record *)__gr_rt.records + idx;
+            rec->kind = (unsigned char)r->kind;
+            rec->cause = (unsigned char)r->cause;
+            rec->space = (unsigned char)space;
+            rec->flags = (unsigned char)r->flags;
+            rec->block = block;
+            rec->addr = addr;
+            rec->first_thread = r->other_thread;
+            rec->second_thread = thread;
+            rec->first_instr = other;
+            rec->second_instr = instr;
+        }
+        return;
+    }
+    atomicAdd(&c->nrecords, 1u); /* table full: counted as dropped */
+}
+
+static __device__ __noinline__ void rt_out_of_bounds(u64 addr, u32 size, u32 thread, u32 instr) {
+    gr_rt_counters *c = rt_counters();
+    if (atomicAdd(&c->oob, 1u) == 0u) {
+        c->oob_addr = addr;
+        c->oob_instr = instr;
+        c->oob_thread = thread;
+        c->oob_size = size;
+    }
+}
+
+/* The FSM's reading of a hook access. */
+static __device__ __forceinline__ void rt_access_kind(u32 info, u32 *atomic, u32 *vol, u32 *cta) {
+    u32 sem = GR_HOOK_ACCESS_SEM(info);
+    *atomic = (info & GR_HOOK_ACCESS_ATOMIC) != 0u || sem >= GR_HOOK_SEM_RELAXED;
+    *vol = !*atomic && sem == GR_HOOK_SEM_VOLATILE;
+    *cta = *atomic && GR_HOOK_ACCESS_SCOPE(info) == GR_HOOK_SCOPE_CTA;
+}
+
+/* Fields of a shadow word that tell nothing about the members' set: the instruction id of the
+ * latest member (reports only), and, for a summary of a whole warp/block/grid, which member
+ * is the latest (the rules read rep only for its warp/block, which all members share, and for
+ * the report). A transition that changes only those needs no write. */
+#define RT_INSTR_FIELD (~GR_FSM_ALL_BUT_INSTR)
+#define RT_REP_FIELD (0xfffffull << 4)
+
+static __device__ __forceinline__ bool rt_nothing_new(u64 old, u64 nw) {
+    u64 diff = old ^ nw;
+    if ((diff & ~RT_INSTR_FIELD) == 0u) return true;
+    return (diff & ~(RT_INSTR_FIELD | RT_REP_FIELD)) == 0u && gr_fsm_who(old) >= GR_FSM_WHO_WARP;
+}
+
+/* The full transition of one granule's word (the common case never gets here): the
+ * synchronization context, the rules, at most one CAS per attempt, then the reports. */
+static __device__ __noinline__ void rt_update(u64 *p, u64 old, const gr_fsm_access *fa, u32 shared,
+                                              u32 block, u32 tid, u32 taint, u64 gaddr, u32 size) {
+    u32 tpb = __gr_rt.threads_per_block;
+    u32 bw = *(volatile u32 *)rt_block_word(block);
+    gr_fsm_ctx ctx = {};
+    ctx.threads_per_block = tpb;
+    ctx.warp_size = 32u;
+    ctx.block_regular = !(bw & GR_RT_BLOCK_IRREGULAR);
+    ctx.warp_regular = __gr_rt.lockstep ||
+                       !(*(volatile u64 *)rt_warp_word(block, tid / 32u) & GR_RT_WARP_IRREGULAR);
+    ctx.taint = taint;
+    ctx.lockstep = __gr_rt.lockstep;
+    ctx.rep_block_rel = 0u;
+    ctx.grid_rel = taint == 2u ? *(volatile u32 *)&rt_counters()->grid_rel : 0u;
+    ctx.tpb_recip = __gr_rt.tpb_recip;
+    ctx.ws_recip = __gr_rt.ws_recip;
+    gr_fsm_result r;
+    r.action = GR_FSM_ACT_NONE;
+    for (;;) {
+        if (gr_fsm_state(old) == GR_RT_POISON_STATE) {
+            rt_out_of_bounds(gaddr, size, fa->thread, fa->instr);
+            return;
+        }
+        if (gr_fsm_who(old) != GR_FSM_WHO_NONE) {
+            u32 rep_block = gr_fsm_div(gr_fsm_rep(old), tpb, ctx.tpb_recip);
+            ctx.rep_block_rel = (rep_block != block || taint) ? rt_rel_bits(rep_block) : 0u;
+        }
+        u64 nw = gr_fsm_update(old, fa, &ctx, &r);
+        if (rt_nothing_new(old, nw)) break;
+        u64 prev = atomicCAS(p, old, nw);
+        if (prev == old) break;
+        old = prev;
+    }
+    if (r.action == GR_FSM_ACT_RACE)
+        rt_report(&r, shared, shared ? block : 0u, gaddr, fa->thread, fa->instr);
+    rt_count_warp(&rt_counters()->undecided_shards[block % GR_RT_SHARDS],
+                  r.action == GR_FSM_ACT_UNDECIDED);
+}
+
+/* Release/acquire effects of a strong access, after its own check. */
+static __device__ __noinline__ void rt_strong_effects(u32 info, u32 atomic, u32 block, u32 thread) {
+    gr_rt_thread *t = rt_thread(thread);
+    u32 sem = GR_HOOK_ACCESS_SEM(info);
+    u32 level = GR_HOOK_ACCESS_SCOPE(info) == GR_HOOK_SCOPE_CTA ? 1u : 2u;
+    if (info & GR_HOOK_ACCESS_READ) {
+        t->strong_read = 1;
+        if (atomic && (sem == GR_HOOK_SEM_ACQUIRE || sem == GR_HOOK_SEM_ACQ_REL))
+            rt_acquire(t, block, level);
+    }
+    if (info & GR_HOOK_ACCESS_WRITE) {
+        if (!atomic) level = 2u;
+        if (atomic && (sem == GR_HOOK_SEM_RELEASE || sem == GR_HOOK_SEM_ACQ_REL))
+            rt_release(block, level);
+        else if (t->fence_level)
+            rt_release(block, t->fence_level < level ? t->fence_level : level);
+    }
+}
+
+/* The common path: find the shadow words, and for each granule compare the word with the one
+ * this access alone would leave. Equal but for the instruction id (this thread's same kind of
+ * access at the same epochs: gr_fsm_quick's first case) means nothing to do, without an
+ * atomic; anything else goes to rt_update. */
+extern "C" __device__ void __gr_hook_access(u64 addr, u32 info, u32 id) {
+    u32 size = info & GR_HOOK_ACCESS_SIZE_MASK;
+    if (size == 0u || !__gr_rt.detect) return;
+    u32 space = GR_HOOK_ACCESS_SPACE(info);
+    if (space == GR_HOOK_SPACE_GENERIC) {
+        const void *p = (const void *)addr;
+        if (__isShared(p)) {
+            space = GR_HOOK_SPACE_SHARED;
+            addr = (u64)__cvta_generic_to_shared(p);
+        } else if (__isGlobal(p)) {
+            space = GR_HOOK_SPACE_GLOBAL;
+        } else {
+            return; /* local memory: private */
+        }
+    }
+    u32 shared = space != GR_HOOK_SPACE_GLOBAL ? 1u : 0u;
+    u32 tid = rt_tid(), block = rt_block();
+    u32 thread = block * __gr_rt.threads_per_block + tid;
+
+    u64 *shadow;
+    u64 first = addr & ~3ull;
+    u32 ngran = size <= 4u ? 1u : size / 4u;
+    if (shared) {
+        if ((first >> 2) + ngran > __gr_rt.shared_words) {
+            rt_out_of_bounds(addr, size, thread, id);
+            return;
+        }
+        shadow = rt_shared_shadow() + (first >> 2);
+    } else if (addr - __gr_rt.arena_lo < __gr_rt.arena_hi - __gr_rt.arena_lo &&
+               addr + size <= __gr_rt.arena_hi) {
+        shadow = (u64 *)__gr_rt.arena_shadow + ((first - __gr_rt.arena_lo) >> 2);
+    } else if (addr >= __gr_rt.globals_lo && addr + size <= __gr_rt.globals_hi) {
+        shadow = (u64 *)__gr_rt.globals_shadow + ((first - __gr_rt.globals_lo) >> 2);
+    } else {
+        rt_out_of_bounds(addr, size, thread, id);
+        return;
+    }
+
+    /* The thread's state in one 16-byte load: bar, wep, then taint/fence/strong/touched. */
+    gr_rt_thread *t = rt_thread(thread);
+    uint4 ts = *(const uint4 *)t;
+    u32 taint = ts.z & 0xffu;
+    u32 atomic, vol, cta;
+    rt_access_kind(info, &atomic, &vol, &cta);
+    gr_fsm_access fa = {};
+    fa.thread = thread;
+    fa.bar = ts.x;
+    fa.wep = ts.y;
+    fa.instr = id < GR_FSM_INSTR_UNKNOWN ? id : GR_FSM_INSTR_UNKNOWN;
+    fa.write = (info & GR_HOOK_ACCESS_WRITE) != 0u;
+    fa.atomic = atomic;
+    fa.cta = cta;
+    fa.vol = vol;
+    fa.bar_lag = 0u; /* bar.arrive marks the block irregular instead */
+    if (!(ts.z >> 24)) t->touched = 1;
+
+    for (u32 g = 0; g < ngran; g++) {
+        u64 gaddr = first + 4ull * g;
+        fa.bytes = size >= 4u ? 0xfu : (((1u << size) - 1u) << (u32)(addr & 3ull)) & 0xfu;
+        u64 *p = shadow + g;
+        u64 old = *(volatile u64 *)p;
+        u64 single = gr_fsm_single(&fa);
+        if (((old ^ single) & GR_FSM_ALL_BUT_INSTR) == 0u) continue;
+        rt_update(p, old, &fa, shared, block, tid, taint, gaddr, size);
+    }
+    if (atomic || vol) rt_strong_effects(info, atomic, block, thread);
+}
+
+/* A warp sync or collective among `mask` (all of whose lanes call this hook). */
+static __device__ void rt_warp_sync(u32 mask, u32 block, u32 tid, gr_rt_thread *t) {
+    u32 member = mask & __activemask();
+    u32 live = rt_live_lanes(block, tid);
+    u32 taint = __reduce_max_sync(member, (u32)t->taint);
+    if (taint > t->taint) t->taint = (unsigned char)taint;
+    if ((mask & live) == live) t->wep++;
+    else atomicOr(rt_warp_word(block, tid / 32u), GR_RT_WARP_IRREGULAR);
+}
+
+extern "C" __device__ void __gr_hook_sync(u32 info, u32 id, u32 arg0, u32 arg1) {
+    (void)id;
+    if (!__gr_rt.detect) return;
+    u32 tid = rt_tid(), block = rt_block(), tpb = __gr_rt.threads_per_block;
+    gr_rt_thread *t = rt_thread(block * tpb + tid);
+    switch (GR_HOOK_SYNC_EVENT(info)) {
+    case GR_HOOK_EV_BARRIER:
+    case GR_HOOK_EV_BARRIER_RED: {
+        bool full = !(info & GR_HOOK_SYNC_HAS_COUNT) || arg1 >= tpb;
+        if (!full) {
+            atomicOr(rt_block_word(block), GR_RT_BLOCK_IRREGULAR);
+            break;
+        }
+        /* Over-approximating the barrier's taint by the block's widens it: conservative. */
+        u32 bt = rt_block_taint(*(volatile u32 *)rt_block_word(block));
+        if (bt > t->taint) t->taint = (unsigned char)bt;
+        t->bar++;
+        t->wep = 0;
+        t->touched = 0;
+        if (tid % 32u == 0u) atomicAnd((u64 *)rt_warp_word(block, tid / 32u), ~GR_RT_WARP_IRREGULAR);
+        break;
+    }
+    case GR_HOOK_EV_BARRIER_ARRIVE:
+        atomicOr(rt_block_word(block), GR_RT_BLOCK_IRREGULAR);
+        break;
+    case GR_HOOK_EV_WARP_SYNC:
+    case GR_HOOK_EV_SHFL:
+    case GR_HOOK_EV_VOTE:
+    case GR_HOOK_EV_MATCH:
+    case GR_HOOK_EV_REDUX: {
+        u32 mask = (info & GR_HOOK_SYNC_IMPLICIT_MASK) ? __activemask() : arg0;
+        rt_warp_sync(mask, block, tid, t);
+        break;
+    }
+    case GR_HOOK_EV_FENCE: {
+        u32 level = GR_HOOK_SYNC_SCOPE(info) == GR_HOOK_SCOPE_CTA ? 1u : 2u;
+        if (t->strong_read) rt_acquire(t, block, level);
+        if (level > t->fence_level) t->fence_level = (unsigned char)level;
+        break;
+    }
+    case GR_HOOK_EV_EXIT:
+        atomicOr((u64 *)rt_warp_word(block, tid / 32u), 1ull << (tid % 32u));
+        /* Its latest accesses will never be ordered by the barriers the others still pass. */
+        if (t->touched) atomicOr(rt_block_word(block), GR_RT_BLOCK_IRREGULAR);
+        break;
+    default: /* cp.async groups: the async write was checked when issued */
+        break;
+    }
+}
+
+/* Called once by every thread at the start of an instrumented kernel: fresh per-thread state
+ * and a zeroed shared shadow. Every thread of the block gets here, so the barrier is safe. */
+extern "C" __device__ void __gr_hook_enter() {
+    if (!__gr_rt.detect) return;
+    u32 tid = rt_tid(), block = rt_block(), tpb = __gr_rt.threads_per_block;
+    gr_rt_thread *t = rt_thread(block * tpb + tid);
+    t->bar = 0;
+    t->wep = 0;
+    t->taint = 0;
+    t->fence_level = 0;
+    t->strong_read = 0;
+    t->touched = 0;
+    u64 *shadow = rt_shared_shadow();
+    for (u32 i = tid; i < __gr_rt.shared_words; i += tpb) shadow[i] = 0ull;
+    if (tid == 0u) {
+        u32 window = (u32)__cvta_generic_to_shared(__gr_dyn_shared) + __gr_rt.user_dyn_shared;
+        if (window > 4u * __gr_rt.shared_words) atomicOr(&rt_counters()->shared_short, 1u);
+    }
+    __syncthreads();
+}
+
+/* The step budget ran out: say where (host-mapped memory survives the trap), then trap so a
+ * spinning kernel ends instead of holding the GPU. */
+extern "C" __device__ void __gr_hook_hang(u32 file, u32 line) {
+    gr_rt_hang *h = (gr_rt_hang *)__gr_rt.hang;
+    /* Plain stores: atomics on host memory need platform support. Racing writers all write
+     * a valid report. */
+    if (h && h->flag == 0u) {
+        h->thread = rt_tid();
+        h->block = rt_block();
+        h->line = line;
+        h->file = file;
+        __threadfence_system();
+        h->flag = 1u;
+        __threadfence_system();
+    }
+    asm volatile("trap;");
+}

@@ -1,0 +1,108 @@
+/* gpu.h — the CUDA backend of exec/ (backend.h): instrumented kernels on a real GPU.
+ *
+ * The CUDA driver is loaded at run time with dlopen("libcuda.so.1"), so one binary runs on
+ * machines with and without a GPU: gr_gpu_available() says whether a usable device exists and,
+ * if not, why; gr_gpu_backend_new() fails with that reason; gr_backend_open("auto") falls back
+ * to the simulator.
+ *
+ * Loading a module: the user's PTX is instrumented (jit/instrument), given an entry hook, a
+ * step budget on backward branches and coverage bytes (gr_gpu_prepare_ptx), then linked by
+ * nvJitLink with the device runtime (exec/gpu/device/runtime.cu: hooks + the shadow FSM of
+ * oracle/fsm_rules.h, compiled by NVRTC) for the device's SM. Cubins are cached by content
+ * hash under $XDG_CACHE_HOME/gpurace (or ~/.cache/gpurace).
+ *
+ * A device fault or trap (including a spinning kernel stopped by its step budget) leaves the
+ * CUDA context unusable: that launch returns its finding, and every later call fails with a
+ * message saying the worker must be restarted. */
+#ifndef GR_EXEC_GPU_H
+#define GR_EXEC_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "exec/backend.h"
+#include "jit/ptx/ptx_ir.h"
+
+typedef struct gr_gpu_options {
+    bool instrument;       /* hooks + FSM; false runs the user's PTX as is (bench baseline) */
+    bool coverage;         /* one coverage byte per basic block (launch result block_hits) */
+    bool step_budget;      /* backward-branch budget: a spinning kernel traps (`hang`) */
+    bool skip_nc_loads;    /* leave ld.global.nc (read-only data) unchecked */
+    bool skip_readonly_loads; /* skip loads of parameter buffers no thread writes (readonly.h) */
+    const char *cache_dir; /* NULL: $XDG_CACHE_HOME/gpurace or ~/.cache/gpurace; "": no cache */
+    int device;            /* CUDA device ordinal */
+    size_t arena_bytes;    /* launch-buffer arena; 0: 1/8 of device memory, at most 8 GiB */
+} gr_gpu_options;
+
+void gr_gpu_options_default(gr_gpu_options *o);
+
+/* True when libcuda.so.1 loads, cuInit succeeds and a device exists. Otherwise false with a
+ * one-line reason in `why` (may be NULL). Never fails hard, never prints. */
+bool gr_gpu_available(char *why, size_t n);
+
+/* The GPU backend (gr_backend_free releases it). `o` may be NULL for the defaults. Fails with
+ * GR_ERR_UNSUPPORTED and "no usable GPU: <reason>" when there is none. */
+gr_backend *gr_gpu_backend_new(const gr_gpu_options *o, gr_error *err);
+
+/* "auto", "gpu" or "sim". auto picks the GPU when gr_gpu_available(), else the simulator and
+ * writes why into `note` (may be NULL). *is_gpu (may be NULL) says which one was opened. */
+gr_backend *gr_backend_open(const char *name, bool *is_gpu, char *note, size_t note_len,
+                            gr_error *err);
+
+/* ---- module building (needs no GPU: tests and the cache use it) ---------------------------- */
+
+/* A kernel's parameters whose buffers it never writes (readonly.h): its loads through them
+ * run their hooks only when the launch's arguments show no aliasing with a written one. */
+#define GR_GPU_RO_KERNELS 16
+typedef struct gr_gpu_ro_kernel {
+    char name[128];
+    uint32_t params; /* bit i: parameter i */
+} gr_gpu_ro_kernel;
+
+typedef struct gr_gpu_prep_stats {
+    uint32_t entries;            /* kernels that got the entry hook */
+    uint32_t backward_branches;  /* budget checks inserted */
+    uint32_t coverage_blocks;    /* coverage bytes used */
+    uint32_t nc_loads_skipped;   /* hooks removed before ld.global.nc */
+    uint32_t readonly_loads_skipped; /* read hooks guarded: parameter buffers never written */
+    uint32_t accesses;           /* access hooks left (read-only ones included) */
+    uint32_t ro_kernels;         /* entries of ro[] used */
+    gr_gpu_ro_kernel ro[GR_GPU_RO_KERNELS];
+} gr_gpu_prep_stats;
+
+/* The device runtime's PTX, compiled by NVRTC for `arch` (NULL: "compute_90"). Caller frees. */
+bool gr_gpu_runtime_ptx(const char *arch, char **ptx, gr_error *err);
+
+/* The PTX text the backend links for `m` (which is left unchanged): instrumented when
+ * o->instrument, plus the entry hook, budget checks and coverage bytes. Caller frees. */
+bool gr_gpu_prepare_ptx(const ptx_module *m, const gr_gpu_options *o, char **ptx,
+                        gr_gpu_prep_stats *stats, gr_error *err);
+
+/* prepare + link with the runtime for `sm_arch` ("sm_90"), through the cubin cache.
+ * *from_cache (may be NULL) says whether the cubin came from the cache. Caller frees *cubin. */
+bool gr_gpu_build_cubin(const ptx_module *m, const gr_gpu_options *o, const char *sm_arch,
+                        void **cubin, size_t *cubin_len, bool *from_cache,
+                        gr_gpu_prep_stats *stats, gr_error *err);
+
+/* The cache directory in use for `o` ("" when caching is off). */
+void gr_gpu_cache_dir(const gr_gpu_options *o, char *buf, size_t n);
+
+/* ---- figures of the last launch (bench) ------------------------------------------------------ */
+
+typedef struct gr_gpu_launch_stats {
+    double kernel_ms;          /* device time of the kernel alone (CUDA events) */
+    uint64_t tracked_bytes;    /* global bytes with shadow (buffers + module variables) */
+    uint64_t shadow_bytes;     /* global shadow bytes in use for them */
+    uint64_t shared_shadow_bytes; /* per block */
+    uint64_t race_occurrences; /* before deduplication */
+    uint64_t undecided;        /* accesses the FSM could not decide */
+} gr_gpu_launch_stats;
+
+/* False when `b` is not a GPU backend or nothing was launched yet. */
+bool gr_gpu_last_stats(const gr_backend *b, gr_gpu_launch_stats *out);
+/* "NVIDIA H100 80GB HBM3, sm_90" of the backend's device. */
+const char *gr_gpu_device_name(const gr_backend *b);
+
+#endif

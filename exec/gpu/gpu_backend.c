@@ -1,0 +1,747 @@
+/* gpu_backend.c — the CUDA backend (see gpu.h): device memory, module loading, launches and
+ * turning the device runtime's tables into findings. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exec/gpu/device/rt_abi.h"
+#include "exec/gpu/driver.h"
+#include "exec/gpu/gpu.h"
+#include "oracle/fsm_rules.h"
+#include "oracle/race.h"
+
+#define ALLOC_ALIGN 256u   /* launch buffers start 256-byte aligned ... */
+#define REDZONE 256u       /* ... and are followed by a poisoned red zone at least this long */
+#define RECORD_CAP 1024u   /* distinct race signatures kept per launch */
+#define DEDUP_CAP 4096u    /* signature slots (power of two) */
+#define SHARED_ADDR_BASE 0x10000000000ull /* shared offsets reported like the simulator's */
+
+typedef struct gpu_alloc {
+    uint64_t addr, size;
+} gpu_alloc;
+
+/* A device allocation that grows to the largest size asked for. */
+typedef struct gpu_table {
+    CUdeviceptr ptr;
+    size_t size;
+} gpu_table;
+
+typedef struct gpu_backend {
+    gr_backend base;
+    gr_gpu_options opt;
+    gr_cu cu;
+    CUdevice dev;
+    CUcontext ctx;
+    bool ctx_retained;
+    int sm;                 /* 90 for sm_90 */
+    int reserved_smem, max_smem_optin;
+    char name[200];
+    bool dead;              /* a sticky error destroyed the context */
+    char dead_why[300];
+
+    const ptx_module *m;
+    CUmodule mod;
+    CUdeviceptr rt_params, rt_budget, rt_cov, rt_ro;
+    gr_gpu_prep_stats prep; /* of the loaded module: read-only parameter candidates */
+    uint32_t ncov;
+    CUdeviceptr globals_lo, globals_hi;
+    gpu_table globals_shadow;
+
+    CUdeviceptr arena, arena_shadow;
+    size_t arena_cap, arena_used;
+    gpu_alloc *allocs;
+    size_t nallocs, allocs_cap;
+
+    gpu_table threads, blocks, warps, records, dedup, counters;
+    gr_rt_hang *hang_host;
+    CUdeviceptr hang_dev;
+    CUevent ev_start, ev_end;
+
+    gr_gpu_launch_stats last;
+    bool have_last;
+} gpu_backend;
+
+static const gr_backend_ops gpu_ops;
+
+/* ---- errors ------------------------------------------------------------------------------------ */
+
+static bool cu_fail(gpu_backend *g, CUresult r, const char *what, gr_error *err) {
+    char d[256];
+    gr_cu_describe(&g->cu, r, d, sizeof d);
+    return gr_fail(err, GR_ERR_INTERNAL, "GPU: %s failed: %s", what, d);
+}
+
+#define CU_TRY(g, call, what, err)                                                              \
+    do {                                                                                         \
+        CUresult cu_r_ = (call);                                                                 \
+        if (cu_r_ != CUDA_SUCCESS) return cu_fail((g), cu_r_, (what), (err));                    \
+    } while (0)
+
+static bool check_alive(const gpu_backend *g, gr_error *err) {
+    if (!g->dead) return true;
+    return gr_fail(err, GR_ERR_INTERNAL,
+                   "the GPU context was lost after an earlier launch (%s); restart the worker",
+                   g->dead_why);
+}
+
+static bool table_reserve(gpu_backend *g, gpu_table *t, size_t bytes, gr_error *err) {
+    if (bytes == 0) bytes = 8;
+    if (t->size >= bytes) return true;
+    if (t->ptr) g->cu.MemFree(t->ptr);
+    t->ptr = 0;
+    t->size = 0;
+    CU_TRY(g, g->cu.MemAlloc(&t->ptr, bytes), "allocating runtime tables", err);
+    t->size = bytes;
+    return true;
+}
+
+/* ---- creation ------------------------------------------------------------------------------------ */
+
+bool gr_gpu_available(char *why, size_t n) {
+    char buf[300];
+    if (!why) {
+        why = buf;
+        n = sizeof buf;
+    }
+    gr_cu cu;
+    if (!gr_cu_load(&cu, why, n)) return false;
+    CUresult r = cu.Init(0);
+    int count = 0;
+    bool ok = false;
+    if (r != CUDA_SUCCESS) {
+        char d[200];
+        gr_cu_describe(&cu, r, d, sizeof d);
+        snprintf(why, n, "the CUDA driver failed to initialize (%s)", d);
+    } else if (cu.DeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+        snprintf(why, n, "the CUDA driver found no GPU");
+    } else {
+        ok = true;
+        snprintf(why, n, "%d GPU%s", count, count == 1 ? "" : "s");
+    }
+    gr_cu_unload(&cu);
+    return ok;
+}
+
+gr_backend *gr_gpu_backend_new(const gr_gpu_options *o, gr_error *err) {
+    gpu_backend *g = calloc(1, sizeof *g);
+    if (!g) {
+        gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    g->base.ops = &gpu_ops;
+    if (o) g->opt = *o;
+    else gr_gpu_options_default(&g->opt);
+    char why[300];
+    if (!gr_cu_load(&g->cu, why, sizeof why)) {
+        gr_fail(err, GR_ERR_UNSUPPORTED, "no usable GPU: %s", why);
+        free(g);
+        return NULL;
+    }
+    CUresult r = g->cu.Init(0);
+    int count = 0;
+    if (r == CUDA_SUCCESS) r = g->cu.DeviceGetCount(&count);
+    if (r != CUDA_SUCCESS || count <= g->opt.device || g->opt.device < 0) {
+        char d[200];
+        if (r != CUDA_SUCCESS) gr_cu_describe(&g->cu, r, d, sizeof d);
+        else snprintf(d, sizeof d, "device %d requested, %d present", g->opt.device, count);
+        gr_fail(err, GR_ERR_UNSUPPORTED, "no usable GPU: %s", d);
+        gr_cu_unload(&g->cu);
+        free(g);
+        return NULL;
+    }
+    int major = 0, minor = 0;
+    bool ok = (r = g->cu.DeviceGet(&g->dev, g->opt.device)) == CUDA_SUCCESS &&
+              (r = g->cu.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                            g->dev)) == CUDA_SUCCESS &&
+              (r = g->cu.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                            g->dev)) == CUDA_SUCCESS &&
+              (r = g->cu.DeviceGetAttribute(&g->reserved_smem,
+                                            CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+                                            g->dev)) == CUDA_SUCCESS &&
+              (r = g->cu.DeviceGetAttribute(&g->max_smem_optin,
+                                            CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                            g->dev)) == CUDA_SUCCESS &&
+              (r = g->cu.PrimaryCtxRetain(&g->ctx, g->dev)) == CUDA_SUCCESS;
+    if (ok) {
+        g->ctx_retained = true;
+        ok = (r = g->cu.CtxSetCurrent(g->ctx)) == CUDA_SUCCESS &&
+             (r = g->cu.EventCreate(&g->ev_start, CU_EVENT_DEFAULT)) == CUDA_SUCCESS &&
+             (r = g->cu.EventCreate(&g->ev_end, CU_EVENT_DEFAULT)) == CUDA_SUCCESS &&
+             (r = g->cu.MemHostAlloc((void **)&g->hang_host, sizeof(gr_rt_hang),
+                                     CU_MEMHOSTALLOC_DEVICEMAP)) == CUDA_SUCCESS &&
+             (r = g->cu.MemHostGetDevicePointer(&g->hang_dev, g->hang_host, 0)) == CUDA_SUCCESS;
+    }
+    if (!ok) {
+        char d[200];
+        gr_cu_describe(&g->cu, r, d, sizeof d);
+        gr_fail(err, GR_ERR_UNSUPPORTED, "no usable GPU: %s", d);
+        gr_backend_free(&g->base);
+        return NULL;
+    }
+    g->sm = major * 10 + minor;
+    char dev_name[128] = "GPU";
+    g->cu.DeviceGetName(dev_name, (int)sizeof dev_name, g->dev);
+    snprintf(g->name, sizeof g->name, "%s, sm_%d", dev_name, g->sm);
+    return &g->base;
+}
+
+const char *gr_gpu_device_name(const gr_backend *b) {
+    if (!b || b->ops != &gpu_ops) return "";
+    return ((const gpu_backend *)b)->name;
+}
+
+bool gr_gpu_last_stats(const gr_backend *b, gr_gpu_launch_stats *out) {
+    if (!b || b->ops != &gpu_ops) return false;
+    const gpu_backend *g = (const gpu_backend *)b;
+    if (!g->have_last) return false;
+    *out = g->last;
+    return true;
+}
+
+/* ---- module ------------------------------------------------------------------------------------- */
+
+static bool gpu_load(gr_backend *b, const ptx_module *m, gr_error *err) {
+    gpu_backend *g = (gpu_backend *)b;
+    if (!check_alive(g, err)) return false;
+    g->cu.CtxSetCurrent(g->ctx);
+    char sm[16];
+    snprintf(sm, sizeof sm, "sm_%d", g->sm);
+    void *cubin = NULL;
+    size_t len = 0;
+    gr_gpu_prep_stats st;
+    if (!gr_gpu_build_cubin(m, &g->opt, sm, &cubin, &len, NULL, &st, err)) return false;
+    if (g->mod) g->cu.ModuleUnload(g->mod);
+    g->mod = NULL;
+    CUresult r = g->cu.ModuleLoadData(&g->mod, cubin);
+    free(cubin);
+    if (r != CUDA_SUCCESS) return cu_fail(g, r, "loading the module", err);
+    g->m = m;
+    g->prep = st;
+    g->ncov = st.coverage_blocks < GR_RT_COV_MAX ? st.coverage_blocks : GR_RT_COV_MAX;
+    g->rt_params = g->rt_budget = g->rt_cov = g->rt_ro = 0;
+    if (g->opt.instrument) {
+        size_t sz;
+        CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_params, &sz, g->mod, GR_RT_PARAMS_NAME),
+               "finding the runtime parameters", err);
+        CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_budget, &sz, g->mod, GR_RT_BUDGET_NAME),
+               "finding the step budget", err);
+        CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_cov, &sz, g->mod, GR_RT_COV_NAME),
+               "finding the coverage bytes", err);
+        CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_ro, &sz, g->mod, GR_RT_RO_PARAMS_NAME),
+               "finding the read-only parameter mask", err);
+    }
+    /* The user's .global variables: one shadowed range around all of them. */
+    g->globals_lo = g->globals_hi = 0;
+    for (int32_t i = 0; i < m->nvars; i++) {
+        const ptx_var *v = &m->vars[i];
+        if (v->space != PTX_SPACE_GLOBAL || v->is_extern) continue;
+        CUdeviceptr p;
+        size_t sz;
+        if (g->cu.ModuleGetGlobal(&p, &sz, g->mod, v->name) != CUDA_SUCCESS || sz == 0) continue;
+        if (!g->globals_lo || p < g->globals_lo) g->globals_lo = p;
+        if (p + sz > g->globals_hi) g->globals_hi = p + sz;
+    }
+    if (g->globals_hi > g->globals_lo && g->opt.instrument) {
+        g->globals_lo &= ~(CUdeviceptr)3;
+        if (!table_reserve(g, &g->globals_shadow, (g->globals_hi - g->globals_lo + 3) / 4 * 8, err))
+            return false;
+    }
+    return true;
+}
+
+/* ---- memory ------------------------------------------------------------------------------------- */
+
+static bool arena_init(gpu_backend *g, gr_error *err) {
+    if (g->arena) return true;
+    size_t cap = g->opt.arena_bytes;
+    if (cap == 0) {
+        size_t total = 0;
+        CU_TRY(g, g->cu.DeviceTotalMem(&total, g->dev), "querying device memory", err);
+        cap = total / 8;
+        if (cap > ((size_t)8 << 30)) cap = (size_t)8 << 30;
+    }
+    cap = (cap + 4095) & ~(size_t)4095;
+    CU_TRY(g, g->cu.MemAlloc(&g->arena, cap), "allocating the launch arena", err);
+    g->arena_cap = cap;
+    if (g->opt.instrument) {
+        CUresult r = g->cu.MemAlloc(&g->arena_shadow, cap * 2);
+        if (r != CUDA_SUCCESS) return cu_fail(g, r, "allocating the shadow arena", err);
+    }
+    return true;
+}
+
+static bool gpu_alloc_fn(gr_backend *b, size_t size, uint64_t *addr, gr_error *err) {
+    gpu_backend *g = (gpu_backend *)b;
+    if (!check_alive(g, err)) return false;
+    g->cu.CtxSetCurrent(g->ctx);
+    if (!arena_init(g, err)) return false;
+    size_t need = ((size ? size : 1) + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN + REDZONE;
+    if (need > g->arena_cap - g->arena_used)
+        return gr_fail(err, GR_ERR_NOMEM,
+                       "GPU arena full: %zu bytes requested, %zu of %zu in use (set "
+                       "gr_gpu_options.arena_bytes)",
+                       size, g->arena_used, g->arena_cap);
+    if (g->nallocs == g->allocs_cap) {
+        size_t cap = g->allocs_cap ? g->allocs_cap * 2 : 16;
+        gpu_alloc *a = realloc(g->allocs, cap * sizeof *a);
+        if (!a) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        g->allocs = a;
+        g->allocs_cap = cap;
+    }
+    uint64_t at = g->arena + g->arena_used;
+    if (size) CU_TRY(g, g->cu.MemsetD8(at, 0, size), "clearing a buffer", err);
+    g->allocs[g->nallocs++] = (gpu_alloc){at, size};
+    g->arena_used += need;
+    *addr = at;
+    return true;
+}
+
+static bool in_arena(const gpu_backend *g, uint64_t addr, size_t size) {
+    for (size_t i = 0; i < g->nallocs; i++)
+        if (addr >= g->allocs[i].addr && addr + size <= g->allocs[i].addr + g->allocs[i].size)
+            return true;
+    return false;
+}
+
+static bool gpu_write(gr_backend *b, uint64_t addr, const void *src, size_t size, gr_error *err) {
+    gpu_backend *g = (gpu_backend *)b;
+    if (!check_alive(g, err)) return false;
+    if (size == 0) return true;
+    if (!in_arena(g, addr, size))
+        return gr_fail(err, GR_ERR_USAGE, "write of %zu bytes at 0x%" PRIx64 " outside every buffer",
+                       size, addr);
+    g->cu.CtxSetCurrent(g->ctx);
+    CU_TRY(g, g->cu.MemcpyHtoD(addr, src, size), "copying to the GPU", err);
+    return true;
+}
+
+static bool gpu_read(gr_backend *b, uint64_t addr, void *dst, size_t size, gr_error *err) {
+    gpu_backend *g = (gpu_backend *)b;
+    if (!check_alive(g, err)) return false;
+    if (size == 0) return true;
+    if (!in_arena(g, addr, size))
+        return gr_fail(err, GR_ERR_USAGE, "read of %zu bytes at 0x%" PRIx64 " outside every buffer",
+                       size, addr);
+    g->cu.CtxSetCurrent(g->ctx);
+    CU_TRY(g, g->cu.MemcpyDtoH(dst, addr, size), "copying from the GPU", err);
+    return true;
+}
+
+/* ---- launch ------------------------------------------------------------------------------------- */
+
+static const ptx_function *find_entry(const ptx_module *m, const char *name, gr_error *err) {
+    const ptx_function *found = NULL;
+    int entries = 0;
+    for (int32_t i = 0; i < m->nfunctions; i++) {
+        const ptx_function *f = &m->functions[i];
+        if (!f->is_entry || !f->has_body) continue;
+        entries++;
+        if (name ? strcmp(f->name, name) == 0 : !found) found = f;
+    }
+    if (name && !found) {
+        gr_fail(err, GR_ERR_USAGE, "no kernel named '%s' in %s", name, m->source_name);
+        return NULL;
+    }
+    if (!name && entries != 1) {
+        gr_fail(err, GR_ERR_USAGE, "%s defines %d kernels; name one", m->source_name, entries);
+        return NULL;
+    }
+    return found;
+}
+
+static gr_exec_thread thread_of(uint32_t linear, gr_dim3 grid, gr_dim3 block) {
+    uint32_t tpb = block.x * block.y * block.z;
+    uint32_t b = linear / tpb, i = linear % tpb;
+    gr_exec_thread t;
+    t.block = (gr_dim3){b % grid.x, b / grid.x % grid.y, b / (grid.x * grid.y)};
+    t.thread = (gr_dim3){i % block.x, i / block.x % block.y, i / (block.x * block.y)};
+    return t;
+}
+
+static gr_finding *add_finding(gr_launch_result *res, uint32_t max, gr_error *err) {
+    if ((uint32_t)res->nfindings >= max) {
+        res->findings_dropped++;
+        return NULL;
+    }
+    gr_finding *nf = realloc(res->findings, (size_t)(res->nfindings + 1) * sizeof *nf);
+    if (!nf) {
+        gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    res->findings = nf;
+    gr_finding *f = &nf[res->nfindings++];
+    memset(f, 0, sizeof *f);
+    f->insn_id = f->insn_id2 = UINT32_MAX;
+    return f;
+}
+
+/* Per-launch reset of the shadow: zero for buffers, poison for the red zones between them. */
+static bool reset_shadow(gpu_backend *g, gr_error *err) {
+    if (g->arena_used) {
+        CU_TRY(g, g->cu.MemsetD8(g->arena_shadow, 0, g->arena_used * 2), "clearing the shadow", err);
+        for (size_t i = 0; i < g->nallocs; i++) {
+            uint64_t end = (g->allocs[i].addr + g->allocs[i].size + 3) & ~3ull;
+            uint64_t next = i + 1 < g->nallocs ? g->allocs[i + 1].addr : g->arena + g->arena_used;
+            if (next <= end) continue;
+            CU_TRY(g, g->cu.MemsetD32(g->arena_shadow + (end - g->arena) * 2, 0xFu, (next - end) / 2),
+                   "poisoning red zones", err);
+        }
+    }
+    if (g->globals_shadow.ptr)
+        CU_TRY(g, g->cu.MemsetD8(g->globals_shadow.ptr, 0, g->globals_shadow.size),
+               "clearing the shadow", err);
+    return true;
+}
+
+static bool wait_kernel(gpu_backend *g, CUresult *status) {
+    const char *env = getenv("GPURACE_GPU_TIMEOUT");
+    double limit = env && atof(env) > 0 ? atof(env) : 60.0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned spin = 0;; spin++) {
+        CUresult r = g->cu.StreamQuery(NULL);
+        if (r != CUDA_ERROR_NOT_READY) {
+            *status = r;
+            return true;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double s = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
+        if (s > limit) return false;
+        if (spin > 1000) {
+            struct timespec nap = {0, 200000};
+            nanosleep(&nap, NULL);
+        }
+    }
+}
+
+static const char *file_name(const ptx_module *m, uint32_t index) {
+    for (int32_t i = 0; i < m->nfiles; i++)
+        if (m->files[i].index == (int32_t)index) return m->files[i].path;
+    return "?";
+}
+
+/* The launch buffer holding addr, or -1. */
+static long alloc_index(const gpu_backend *g, uint64_t addr) {
+    for (size_t i = 0; i < g->nallocs; i++)
+        if (addr >= g->allocs[i].addr && addr < g->allocs[i].addr + (g->allocs[i].size ? g->allocs[i].size : 1))
+            return (long)i;
+    return -1;
+}
+
+/* Bit i set: the kernel's loads through parameter i may go unchecked in this launch. The
+ * analysis (readonly.h) says no write derives from i; here the arguments must show that no
+ * other parameter, which may be written, points into i's buffer. Integer parameters only offset
+ * addresses and need no check. */
+static uint32_t readonly_params(const gpu_backend *g, const char *kernel, const gr_launch *l) {
+    uint32_t candidates = 0;
+    for (uint32_t k = 0; k < g->prep.ro_kernels; k++)
+        if (strcmp(g->prep.ro[k].name, kernel) == 0) candidates = g->prep.ro[k].params;
+    uint32_t ro = 0;
+    for (int i = 0; i < l->nargs && i < 32; i++) {
+        if (!(candidates & (1u << i))) continue;
+        if (l->args[i].size != 8) {
+            ro |= 1u << i;
+            continue;
+        }
+        uint64_t v;
+        memcpy(&v, l->args[i].data, 8);
+        long buf = alloc_index(g, v);
+        bool alone = buf >= 0;
+        for (int j = 0; alone && j < l->nargs; j++) {
+            if (j == i || (j < 32 && (candidates & (1u << j))) || l->args[j].size != 8) continue;
+            uint64_t w;
+            memcpy(&w, l->args[j].data, 8);
+            if (alloc_index(g, w) == buf) alone = false;
+        }
+        if (alone) ro |= 1u << i;
+    }
+    return ro;
+}
+
+static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out, gr_error *err) {
+    gpu_backend *g = (gpu_backend *)b;
+    memset(out, 0, sizeof *out);
+    if (!check_alive(g, err)) return false;
+    if (!g->mod) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
+    g->cu.CtxSetCurrent(g->ctx);
+    const ptx_function *fn = find_entry(g->m, l->kernel, err);
+    if (!fn) return false;
+    gr_dim3 grid = {l->grid.x ? l->grid.x : 1, l->grid.y ? l->grid.y : 1, l->grid.z ? l->grid.z : 1};
+    gr_dim3 block = {l->block.x ? l->block.x : 1, l->block.y ? l->block.y : 1,
+                     l->block.z ? l->block.z : 1};
+    uint64_t tpb = (uint64_t)block.x * block.y * block.z;
+    uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
+    if (tpb > 1024) return gr_fail(err, GR_ERR_USAGE, "block of %" PRIu64 " threads (at most 1024)", tpb);
+    if (l->nargs != fn->nparams)
+        return gr_fail(err, GR_ERR_USAGE, "kernel %s takes %d arguments, %d given", fn->name,
+                       fn->nparams, l->nargs);
+    bool detect = g->opt.instrument && l->detect;
+    if (detect && tpb * nblocks > GR_FSM_MAX_THREADS)
+        return gr_fail(err, GR_ERR_UNSUPPORTED,
+                       "the shadow-FSM detector tracks at most %u threads per launch (this one has "
+                       "%" PRIu64 "); use fewer blocks (e.g. a grid-stride loop)",
+                       GR_FSM_MAX_THREADS, tpb * nblocks);
+    CUfunction func;
+    CU_TRY(g, g->cu.ModuleGetFunction(&func, g->mod, fn->name), "finding the kernel", err);
+    void **params = calloc((size_t)(l->nargs ? l->nargs : 1), sizeof *params);
+    if (!params) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < l->nargs; i++) params[i] = (void *)l->args[i].data;
+
+    /* Shared memory: the kernel's, then (when detecting) the shadow of the whole window. */
+    int static_smem = 0;
+    g->cu.FuncGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func);
+    uint32_t user_dyn = (l->dynamic_shared + 15u) & ~15u;
+    uint32_t shared_words = 0, dyn = l->dynamic_shared;
+    if (detect) {
+        uint64_t window = (uint64_t)g->reserved_smem + (((uint32_t)static_smem + 15u) & ~15u) +
+                          user_dyn + 64u;
+        shared_words = (uint32_t)((window + 3) / 4);
+        dyn = user_dyn + shared_words * 8u;
+    }
+    if ((uint64_t)dyn + (uint64_t)static_smem > (uint64_t)g->max_smem_optin) {
+        free(params);
+        return gr_fail(err, GR_ERR_UNSUPPORTED,
+                       "kernel %s needs %u bytes of shared memory%s; the GPU allows %d per block",
+                       fn->name, dyn + (uint32_t)static_smem,
+                       detect ? " with its shadow (2 bytes per byte)" : "", g->max_smem_optin);
+    }
+    bool ok = true;
+    CUresult r = g->cu.FuncSetAttribute(func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        (int)dyn);
+    if (r != CUDA_SUCCESS) ok = cu_fail(g, r, "raising the dynamic shared memory limit", err);
+
+    uint32_t wpb = (uint32_t)((tpb + 31) / 32);
+    if (ok && g->opt.instrument) {
+        gr_rt_params p;
+        memset(&p, 0, sizeof p);
+        ok = table_reserve(g, &g->counters, sizeof(gr_rt_counters), err) &&
+             table_reserve(g, &g->blocks, nblocks * 4, err) &&
+             table_reserve(g, &g->warps, nblocks * wpb * 8, err) &&
+             table_reserve(g, &g->records, RECORD_CAP * sizeof(gr_rt_record), err) &&
+             table_reserve(g, &g->dedup, DEDUP_CAP * 8, err) &&
+             (!detect || table_reserve(g, &g->threads, tpb * nblocks * sizeof(gr_rt_thread), err)) &&
+             (!detect || reset_shadow(g, err));
+        if (ok) {
+            p.arena_lo = g->arena;
+            p.arena_hi = g->arena + g->arena_used;
+            p.arena_shadow = g->arena_shadow;
+            p.globals_lo = g->globals_lo;
+            p.globals_hi = g->globals_shadow.ptr ? g->globals_hi : g->globals_lo;
+            p.globals_shadow = g->globals_shadow.ptr;
+            p.threads = g->threads.ptr;
+            p.blocks = g->blocks.ptr;
+            p.warps = g->warps.ptr;
+            p.records = g->records.ptr;
+            p.dedup = g->dedup.ptr;
+            p.counters = g->counters.ptr;
+            p.hang = g->hang_dev;
+            p.record_cap = RECORD_CAP;
+            p.dedup_cap = DEDUP_CAP;
+            p.threads_per_block = (uint32_t)tpb;
+            p.tpb_recip = gr_fsm_reciprocal((uint32_t)tpb);
+            p.ws_recip = gr_fsm_reciprocal(32u);
+            p.warps_per_block = wpb;
+            p.nblocks = (uint32_t)nblocks;
+            p.shared_words = shared_words;
+            p.user_dyn_shared = user_dyn;
+            p.detect = detect;
+            p.lockstep = l->warp_model == GR_WARP_LOCKSTEP;
+            /* The simulator's budget counts thread-instructions; here each thread may take
+             * budget/8 backward branches (a loop iteration is several instructions). */
+            uint64_t budget = (l->step_budget ? l->step_budget : 200000000ull) / 8;
+            if (budget < 65536) budget = 65536;
+            if (budget > 0x7fffffffull) budget = 0x7fffffffull;
+            uint32_t budget32 = (uint32_t)budget;
+            uint32_t ro_params = readonly_params(g, fn->name, l);
+            memset(g->hang_host, 0, sizeof *g->hang_host);
+            CUresult cr;
+            if ((cr = g->cu.MemcpyHtoD(g->rt_params, &p, sizeof p)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemcpyHtoD(g->rt_budget, &budget32, 4)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemcpyHtoD(g->rt_ro, &ro_params, 4)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemsetD8(g->counters.ptr, 0, sizeof(gr_rt_counters))) != CUDA_SUCCESS ||
+                (cr = g->cu.MemsetD8(g->blocks.ptr, 0, nblocks * 4)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemsetD8(g->warps.ptr, 0, nblocks * wpb * 8)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemsetD8(g->dedup.ptr, 0, DEDUP_CAP * 8)) != CUDA_SUCCESS ||
+                (g->ncov && (cr = g->cu.MemsetD8(g->rt_cov, 0, g->ncov)) != CUDA_SUCCESS))
+                ok = cu_fail(g, cr, "preparing the launch", err);
+        }
+    }
+    if (ok) {
+        g->cu.EventRecord(g->ev_start, NULL);
+        r = g->cu.LaunchKernel(func, grid.x, grid.y, grid.z, block.x, block.y, block.z, dyn, NULL,
+                               params, NULL);
+        if (r != CUDA_SUCCESS) ok = cu_fail(g, r, "launching the kernel", err);
+        else g->cu.EventRecord(g->ev_end, NULL);
+    }
+    free(params);
+    if (!ok) return false;
+
+    uint32_t max = l->max_findings ? l->max_findings : 64;
+    out->printf_output = calloc(1, 1);
+    if (!out->printf_output) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    CUresult status;
+    if (!wait_kernel(g, &status)) {
+        g->dead = true;
+        snprintf(g->dead_why, sizeof g->dead_why, "a kernel ran past the watchdog");
+        out->status = GR_EXEC_HANG;
+        gr_finding *f = add_finding(out, max, err);
+        if (f) {
+            f->cls = GR_FINDING_HANG;
+            snprintf(f->message, sizeof f->message,
+                     "the kernel did not finish within the watchdog (GPURACE_GPU_TIMEOUT); a wait "
+                     "without a loop or diverged barriers");
+        }
+        return true;
+    }
+    if (status != CUDA_SUCCESS) {
+        /* Sticky: the context is gone. Only host-mapped memory can still be read. */
+        char d[256];
+        gr_cu_describe(&g->cu, status, d, sizeof d);
+        g->dead = true;
+        snprintf(g->dead_why, sizeof g->dead_why, "%s", d);
+        gr_finding *f = add_finding(out, max, err);
+        if (!f) return !gr_error_failed(err);
+        if (g->hang_host->flag == 1u) {
+            out->status = GR_EXEC_HANG;
+            f->cls = GR_FINDING_HANG;
+            f->thread = thread_of(g->hang_host->block * (uint32_t)tpb + g->hang_host->thread, grid,
+                                  block);
+            snprintf(f->message, sizeof f->message,
+                     "no termination within the step budget: the loop at %s:%u kept running",
+                     file_name(g->m, g->hang_host->file), g->hang_host->line);
+        } else {
+            out->status = GR_EXEC_TRAP;
+            f->cls = GR_FINDING_FAULT;
+            snprintf(f->message, sizeof f->message, "the kernel faulted on the GPU: %.160s", d);
+        }
+        return true;
+    }
+    float ms = 0;
+    g->cu.EventElapsedTime(&ms, g->ev_start, g->ev_end);
+    memset(&g->last, 0, sizeof g->last);
+    g->last.kernel_ms = ms;
+    g->have_last = true;
+    if (!g->opt.instrument) return true;
+
+    gr_rt_counters c;
+    CU_TRY(g, g->cu.MemcpyDtoH(&c, g->counters.ptr, sizeof c), "reading the runtime counters", err);
+    g->last.race_occurrences = c.races;
+    g->last.undecided = 0;
+    for (uint32_t i = 0; i < GR_RT_SHARDS; i++) g->last.undecided += c.undecided_shards[i];
+    g->last.tracked_bytes = g->arena_used + (g->globals_hi - g->globals_lo);
+    g->last.shadow_bytes = (detect ? g->arena_used * 2 : 0) + g->globals_shadow.size;
+    g->last.shared_shadow_bytes = (uint64_t)shared_words * 8u;
+    if (c.shared_short)
+        return gr_fail(err, GR_ERR_INTERNAL, "GPU: the shared-memory shadow was too small");
+    uint32_t nrec = c.nrecords < RECORD_CAP ? c.nrecords : RECORD_CAP;
+    if (nrec) {
+        gr_rt_record *recs = malloc(nrec * sizeof *recs);
+        if (!recs) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        CUresult cr = g->cu.MemcpyDtoH(recs, g->records.ptr, nrec * sizeof *recs);
+        if (cr != CUDA_SUCCESS) {
+            free(recs);
+            return cu_fail(g, cr, "reading race records", err);
+        }
+        for (uint32_t i = 0; i < nrec; i++) {
+            const gr_rt_record *rc = &recs[i];
+            gr_finding *f = add_finding(out, max, err);
+            if (!f) {
+                if (gr_error_failed(err)) {
+                    free(recs);
+                    return false;
+                }
+                continue;
+            }
+            f->cls = GR_FINDING_RACE;
+            f->insn_id = rc->second_instr;
+            f->insn_id2 = rc->first_instr;
+            f->thread = thread_of(rc->second_thread, grid, block);
+            f->thread2 = thread_of(rc->first_thread, grid, block);
+            f->space = rc->space ? PTX_SPACE_SHARED : PTX_SPACE_GLOBAL;
+            f->address = rc->space ? rc->addr + SHARED_ADDR_BASE : rc->addr;
+            f->size = 4;
+            snprintf(f->message, sizeof f->message, "%s%s race on %s memory: %s",
+                     (rc->flags & GR_RACE_VOLATILE) ? "volatile " : "",
+                     gr_race_kind_name((gr_race_kind)rc->kind), rc->space ? "shared" : "global",
+                     gr_race_cause_text((gr_race_cause)rc->cause));
+        }
+        free(recs);
+    }
+    out->findings_dropped += (int)(c.nrecords - nrec);
+    if (c.oob) {
+        out->status = GR_EXEC_OUT_OF_BOUNDS;
+        gr_finding *f = add_finding(out, max, err);
+        if (f) {
+            f->cls = GR_FINDING_OUT_OF_BOUNDS;
+            f->insn_id = c.oob_instr;
+            f->thread = thread_of(c.oob_thread, grid, block);
+            f->address = c.oob_addr;
+            f->size = c.oob_size;
+            snprintf(f->message, sizeof f->message,
+                     "%u-byte access at 0x%" PRIx64 " outside every buffer (%u such accesses)",
+                     c.oob_size, (uint64_t)c.oob_addr, c.oob);
+        } else if (gr_error_failed(err)) {
+            return false;
+        }
+    }
+    if (g->ncov && g->opt.coverage) {
+        unsigned char *cov = malloc(g->ncov);
+        out->block_hits = calloc(g->ncov, sizeof *out->block_hits);
+        out->block_first_insn = calloc(g->ncov, sizeof *out->block_first_insn);
+        if (!cov || !out->block_hits || !out->block_first_insn) {
+            free(cov);
+            return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        }
+        CUresult cr = g->cu.MemcpyDtoH(cov, g->rt_cov, g->ncov);
+        if (cr != CUDA_SUCCESS) {
+            free(cov);
+            return cu_fail(g, cr, "reading coverage", err);
+        }
+        /* Blocks are numbered in PTX order; the GPU records whether each ran, not how often. */
+        for (uint32_t i = 0; i < g->ncov; i++) {
+            out->block_hits[i] = cov[i] ? 1u : 0u;
+            out->block_first_insn[i] = i;
+        }
+        out->nblocks = (int)g->ncov;
+        free(cov);
+    }
+    return true;
+}
+
+static void gpu_free(gr_backend *b) {
+    gpu_backend *g = (gpu_backend *)b;
+    if (g->ctx_retained) {
+        g->cu.CtxSetCurrent(g->ctx);
+        if (!g->dead) {
+            gpu_table *tables[] = {&g->threads, &g->blocks,   &g->warps,         &g->records,
+                                   &g->dedup,   &g->counters, &g->globals_shadow};
+            for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+                if (tables[i]->ptr) g->cu.MemFree(tables[i]->ptr);
+            if (g->arena) g->cu.MemFree(g->arena);
+            if (g->arena_shadow) g->cu.MemFree(g->arena_shadow);
+            if (g->mod) g->cu.ModuleUnload(g->mod);
+            if (g->ev_start) g->cu.EventDestroy(g->ev_start);
+            if (g->ev_end) g->cu.EventDestroy(g->ev_end);
+        }
+        if (g->hang_host && !g->dead) g->cu.MemFreeHost(g->hang_host);
+        g->cu.PrimaryCtxRelease(g->dev);
+        /* A sticky error poisons the device's primary context for the whole process: reset it
+         * so the next backend starts clean. */
+        if (g->dead) g->cu.PrimaryCtxReset(g->dev);
+    }
+    free(g->allocs);
+    gr_cu_unload(&g->cu);
+    free(g);
+}
+
+static const gr_backend_ops gpu_ops = {
+    .name = "gpu",
+    .load = gpu_load,
+    .alloc = gpu_alloc_fn,
+    .write = gpu_write,
+    .read = gpu_read,
+    .launch = gpu_launch,
+    .free = gpu_free,
+};

@@ -1,0 +1,460 @@
+/* module.c — building the GPU module: instrumented user PTX + the device runtime, linked by
+ * nvJitLink, cached by content hash (see gpu.h).
+ *
+ * After jit/instrument has added the access and sync hooks, three small passes work on the
+ * printed PTX, line by line (the printer's output is regular: one statement per line):
+ *   - the entry hook: `call.uni __gr_hook_enter;` first in every kernel;
+ *   - the step budget: a per-function counter loaded from __gr_step_budget, decremented before
+ *     every backward branch (a branch to a label already seen in the function), calling
+ *     __gr_hook_hang (which traps) when it reaches zero;
+ *   - coverage: a byte of __gr_cov set at the start of every basic block (function start and
+ *     every label), loaded first so a hot block costs one cached load;
+ * and, optionally, hooks before ld.global.nc are dropped (read-only data cannot race) and hooks of
+ * loads from never-written parameter buffers are guarded by __gr_ro_params (readonly.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/file.h"
+#include "common/hash.h"
+#include "common/strbuf.h"
+#include "exec/gpu/device/rt_abi.h"
+#include "exec/gpu/gpu.h"
+#include "exec/gpu/readonly.h"
+#include "jit/compile/compile.h"
+#include "jit/instrument/instrument.h"
+#include "jit/link/link.h"
+#include "jit/ptx/ptx_parse.h"
+#include "jit/ptx/ptx_print.h"
+
+/* gpu_runtime_source.c, generated from device/runtime.cu by embed.cmake. */
+extern const char gr_gpu_runtime_source[];
+extern const size_t gr_gpu_runtime_source_len;
+
+/* Bumped whenever the passes below change what they emit (part of the cache key). */
+#define GR_GPU_MODULE_FORMAT 4u
+
+void gr_gpu_options_default(gr_gpu_options *o) {
+    memset(o, 0, sizeof *o);
+    o->instrument = true;
+    o->coverage = true;
+    o->step_budget = true;
+    o->skip_nc_loads = true;
+    o->skip_readonly_loads = true;
+}
+
+bool gr_gpu_runtime_ptx(const char *arch, char **ptx, gr_error *err) {
+    static const char *const flags[] = {"-rdc=true"};
+    gr_compile_options opt = {
+        .arch = arch ? arch : "compute_90",
+        .compiler = GR_COMPILER_NVRTC,
+        .extra_flags = flags,
+        .n_extra_flags = 1,
+    };
+    gr_compile_result res = {0};
+    if (!gr_compile_source(gr_gpu_runtime_source, "gpurace_runtime.cu", &opt, &res, err)) {
+        gr_error_wrap(err, "compiling the GPU device runtime");
+        return false;
+    }
+    *ptx = res.ptx;
+    res.ptx = NULL;
+    gr_compile_result_free(&res);
+    return true;
+}
+
+/* ---- the line passes ------------------------------------------------------------------------ */
+
+static const char *skip_space(const char *s) {
+    while (*s == ' ' || *s == '\t') s++;
+    return s;
+}
+
+static bool starts_with(const char *s, const char *prefix) {
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* A function header line: [.visible|.weak] (.entry|.func) NAME..., not a declaration. */
+static bool function_header(const char *s, bool *is_entry) {
+    if (starts_with(s, ".extern")) return false;
+    for (;;) {
+        if (starts_with(s, ".visible ")) s = skip_space(s + 9);
+        else if (starts_with(s, ".weak ")) s = skip_space(s + 6);
+        else break;
+    }
+    if (starts_with(s, ".entry ")) {
+        *is_entry = true;
+        return true;
+    }
+    if (starts_with(s, ".func ") || starts_with(s, ".func\t")) {
+        *is_entry = false;
+        return true;
+    }
+    return false;
+}
+
+/* `NAME:` alone on a line (a label). */
+static bool label_line(const char *s, size_t len, char *name, size_t n) {
+    while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r')) len--;
+    if (len < 2 || s[len - 1] != ':') return false;
+    for (size_t i = 0; i + 1 < len; i++) {
+        char c = s[i];
+        if (!(c == '$' || c == '_' || c == '%' || c == '.' || (c >= '0' && c <= '9') ||
+              (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+            return false;
+    }
+    if (len - 1 >= n) return false;
+    memcpy(name, s, len - 1);
+    name[len - 1] = '\0';
+    return true;
+}
+
+/* The target of `[@p] bra[.uni] TARGET;`, or false. */
+static bool branch_target(const char *s, char *name, size_t n) {
+    if (*s == '@') {
+        while (*s && *s != ' ' && *s != '\t') s++;
+        s = skip_space(s);
+    }
+    if (!starts_with(s, "bra")) return false;
+    s += 3;
+    if (starts_with(s, ".uni")) s += 4;
+    if (*s != ' ' && *s != '\t') return false;
+    s = skip_space(s);
+    size_t len = 0;
+    while (s[len] && s[len] != ';' && s[len] != ' ' && s[len] != '\t') len++;
+    if (len == 0 || len >= n) return false;
+    memcpy(name, s, len);
+    name[len] = '\0';
+    return true;
+}
+
+typedef struct label_set {
+    char **names;
+    size_t count, cap;
+} label_set;
+
+static bool labels_has(const label_set *ls, const char *name) {
+    for (size_t i = 0; i < ls->count; i++)
+        if (strcmp(ls->names[i], name) == 0) return true;
+    return false;
+}
+
+static bool labels_add(label_set *ls, const char *name) {
+    if (ls->count == ls->cap) {
+        size_t cap = ls->cap ? ls->cap * 2 : 32;
+        char **names = realloc(ls->names, cap * sizeof *names);
+        if (!names) return false;
+        ls->names = names;
+        ls->cap = cap;
+    }
+    ls->names[ls->count] = strdup(name);
+    if (!ls->names[ls->count]) return false;
+    ls->count++;
+    return true;
+}
+
+static void labels_clear(label_set *ls) {
+    for (size_t i = 0; i < ls->count; i++) free(ls->names[i]);
+    ls->count = 0;
+}
+
+static void emit_coverage(gr_strbuf *out, gr_gpu_prep_stats *st) {
+    uint32_t k = st->coverage_blocks < GR_RT_COV_MAX ? st->coverage_blocks : GR_RT_COV_MAX - 1;
+    st->coverage_blocks++;
+    gr_strbuf_appendf(out,
+                      "\t{ .reg .pred %%gr_cp; .reg .u16 %%gr_cv; ld.global.u8 %%gr_cv, "
+                      "[" GR_RT_COV_NAME "+%" PRIu32 "]; setp.eq.u16 %%gr_cp, %%gr_cv, 0; "
+                      "mov.u16 %%gr_cv, 1; @%%gr_cp st.global.u8 [" GR_RT_COV_NAME "+%" PRIu32
+                      "], %%gr_cv; }\n",
+                      k, k);
+}
+
+static const char *next_line(const char *p, const char *end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    return nl ? nl + 1 : end;
+}
+
+/* Does the next non-blank line (after the one at p) load with ld.global.nc? */
+static bool next_is_nc_load(const char *p, const char *end) {
+    for (const char *q = next_line(p, end); q < end; q = next_line(q, end)) {
+        const char *s = skip_space(q);
+        if (*s == '\n' || *s == '\r') continue;
+        if (*s == '@') {
+            while (*s && *s != ' ' && *s != '\t') s++;
+            s = skip_space(s);
+        }
+        return starts_with(s, "ld.global.nc");
+    }
+    return false;
+}
+
+/* A read hook of a never-written parameter buffer: run only when some parameter of `mask`
+ * lacks its bit in __gr_ro_params (set per launch by the host). The mask is uniform, so the
+ * branch keeps the warp converged and call.uni stays valid. */
+static void emit_readonly_guard(gr_strbuf *out, const char *line, size_t len, uint32_t mask,
+                                uint32_t label) {
+    gr_strbuf_appendf(out,
+                      "\t{ .reg .b32 %%gr_ro; .reg .pred %%gr_rp; ld.const.u32 %%gr_ro, "
+                      "[" GR_RT_RO_PARAMS_NAME "]; and.b32 %%gr_ro, %%gr_ro, %" PRIu32 "; "
+                      "setp.eq.u32 %%gr_rp, %%gr_ro, %" PRIu32 "; @%%gr_rp bra.uni $gr_ro_%" PRIu32
+                      ";\n",
+                      mask, mask, label);
+    gr_strbuf_append_n(out, line, len);
+    if (len && line[len - 1] != '\n') gr_strbuf_putc(out, '\n');
+    gr_strbuf_appendf(out, "$gr_ro_%" PRIu32 ":\n\t}\n", label);
+}
+
+static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *out,
+                        gr_gpu_prep_stats *st, gr_error *err) {
+    const char *end = text + strlen(text);
+    gr_ro_result ro;
+    memset(&ro, 0, sizeof ro);
+    if (o->skip_readonly_loads && o->instrument && !gr_ro_analyze(text, &ro, err)) return false;
+    for (uint32_t k = 0; k < ro.nkernels && st->ro_kernels < GR_GPU_RO_KERNELS; k++) {
+        if (!ro.kernels[k].candidates) continue;
+        gr_gpu_ro_kernel *rk = &st->ro[st->ro_kernels++];
+        snprintf(rk->name, sizeof rk->name, "%s", ro.kernels[k].name);
+        rk->params = ro.kernels[k].candidates;
+    }
+    uint32_t line_no = 0, next_ro = 0;
+    bool header_done = false, pending_fn = false, pending_entry = false;
+    bool in_body = false, prologue_done = false, is_entry = false;
+    int depth = 0;
+    int32_t loc_file = 0, loc_line = 0;
+    label_set labels = {0};
+    char name[256];
+    bool ok = true;
+    for (const char *p = text; p < end && ok; p = next_line(p, end), line_no++) {
+        const char *nl = next_line(p, end);
+        size_t len = (size_t)(nl - p);
+        const char *s = skip_space(p);
+        size_t slen = (size_t)(nl - s);
+        if (slen && s[slen - 1] == '\n') slen--;
+
+        /* Module-scope declarations go right after .address_size (before any use). */
+        if (!header_done && starts_with(s, ".address_size")) {
+            gr_strbuf_append_n(out, p, len);
+            if (len && p[len - 1] != '\n') gr_strbuf_putc(out, '\n');
+            header_done = true;
+            if (!o->instrument) continue; /* nothing refers to the runtime */
+            gr_strbuf_append(out, "\n.extern .func __gr_hook_enter\n()\n;\n"
+                                  ".extern .func __gr_hook_hang\n(\n\t.param .b32 file,\n"
+                                  "\t.param .b32 line\n)\n;\n"
+                                  ".extern .global .align 4 .u32 " GR_RT_BUDGET_NAME ";\n");
+            gr_strbuf_appendf(out, ".extern .global .align 1 .b8 " GR_RT_COV_NAME "[%u];\n",
+                              GR_RT_COV_MAX);
+            gr_strbuf_append(out, ".extern .const .align 4 .u32 " GR_RT_RO_PARAMS_NAME ";\n");
+            continue;
+        }
+        if (!in_body && depth == 0) {
+            bool e;
+            if (function_header(s, &e)) {
+                pending_fn = true;
+                pending_entry = e;
+            } else if (pending_fn && slen == 1 && s[0] == '{') {
+                in_body = true;
+                pending_fn = false;
+                is_entry = pending_entry;
+                prologue_done = false;
+                depth = 1;
+                labels_clear(&labels);
+                gr_strbuf_append_n(out, p, len);
+                if (o->step_budget)
+                    gr_strbuf_append(out, "\t.reg .b32 %gr_steps;\n\t.reg .pred %gr_stepp;\n");
+                continue;
+            } else if (slen && s[slen - 1] == ';') {
+                pending_fn = false; /* a declaration */
+            }
+            gr_strbuf_append_n(out, p, len);
+            continue;
+        }
+        if (in_body) {
+            if (!prologue_done && !starts_with(s, ".reg") && !starts_with(s, ".local") &&
+                !starts_with(s, ".shared") && !starts_with(s, ".pragma") && slen > 0) {
+                prologue_done = true;
+                if (is_entry && o->instrument) {
+                    gr_strbuf_append(out, "\tcall.uni __gr_hook_enter;\n");
+                    st->entries++;
+                }
+                if (o->step_budget)
+                    gr_strbuf_append(out, "\tld.global.u32 %gr_steps, [" GR_RT_BUDGET_NAME "];\n");
+                if (o->coverage) emit_coverage(out, st);
+            }
+            if (slen == 1 && s[0] == '{') depth++;
+            if (slen == 1 && s[0] == '}') {
+                if (--depth == 0) in_body = false;
+            }
+            if (starts_with(s, ".loc")) {
+                int f = 0, l = 0;
+                if (sscanf(s + 4, "%d %d", &f, &l) == 2) {
+                    loc_file = f;
+                    loc_line = l;
+                }
+            }
+            if (label_line(s, slen, name, sizeof name) && !strstr(s, ".callprototype")) {
+                if (!labels_add(&labels, name)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+                gr_strbuf_append_n(out, p, len);
+                if (o->coverage) emit_coverage(out, st);
+                continue;
+            }
+            if (o->step_budget && branch_target(s, name, sizeof name) && labels_has(&labels, name)) {
+                gr_strbuf_appendf(out,
+                                  "\tsub.u32 %%gr_steps, %%gr_steps, 1;\n"
+                                  "\tsetp.eq.u32 %%gr_stepp, %%gr_steps, 0;\n"
+                                  "\t@%%gr_stepp call __gr_hook_hang, (%" PRId32 ", %" PRId32 ");\n",
+                                  loc_file, loc_line);
+                st->backward_branches++;
+            }
+            if (strstr(s, "__gr_hook_access") && strstr(s, "call")) {
+                if (o->skip_nc_loads && next_is_nc_load(p, end)) {
+                    st->nc_loads_skipped++;
+                    continue;
+                }
+                st->accesses++;
+                while (next_ro < ro.nhooks && ro.hooks[next_ro].line < line_no) next_ro++;
+                if (next_ro < ro.nhooks && ro.hooks[next_ro].line == line_no) {
+                    emit_readonly_guard(out, p, len, ro.hooks[next_ro].mask, st->readonly_loads_skipped++);
+                    continue;
+                }
+            }
+        }
+        gr_strbuf_append_n(out, p, len);
+    }
+    for (size_t i = 0; i < labels.count; i++) free(labels.names[i]);
+    free(labels.names);
+    gr_ro_result_free(&ro);
+    if (ok && !header_done) ok = gr_fail(err, GR_ERR_INTERNAL, "PTX without .address_size");
+    if (ok && out->oom) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    return ok;
+}
+
+bool gr_gpu_prepare_ptx(const ptx_module *m, const gr_gpu_options *o, char **ptx,
+                        gr_gpu_prep_stats *stats, gr_error *err) {
+    gr_gpu_options defaults;
+    if (!o) {
+        gr_gpu_options_default(&defaults);
+        o = &defaults;
+    }
+    gr_gpu_prep_stats st;
+    memset(&st, 0, sizeof st);
+    gr_strbuf text = {0};
+    if (!ptx_print(m, &text)) {
+        gr_strbuf_free(&text);
+        return gr_fail(err, GR_ERR_NOMEM, "out of memory printing PTX");
+    }
+    /* Instrument a copy: ids are stable across print/parse, so findings name `m`'s ids. */
+    if (o->instrument) {
+        ptx_module *copy = NULL;
+        bool ok = ptx_parse(text.data, text.len, m->source_name, &copy, err);
+        if (ok) ok = gr_instrument_module(copy, NULL, NULL, err);
+        gr_strbuf_reset(&text);
+        if (ok && !ptx_print(copy, &text)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        ptx_module_free(copy);
+        if (!ok) {
+            gr_strbuf_free(&text);
+            return false;
+        }
+    }
+    gr_gpu_options eff = *o;
+    if (!o->instrument) eff.coverage = eff.step_budget = eff.skip_nc_loads = false;
+    gr_strbuf out = {0};
+    bool ok = line_passes(gr_strbuf_cstr(&text), &eff, &out, &st, err);
+    gr_strbuf_free(&text);
+    if (!ok) {
+        gr_strbuf_free(&out);
+        return false;
+    }
+    *ptx = gr_strbuf_take(&out);
+    if (stats) *stats = st;
+    return true;
+}
+
+/* ---- cache ------------------------------------------------------------------------------------ */
+
+void gr_gpu_cache_dir(const gr_gpu_options *o, char *buf, size_t n) {
+    if (o && o->cache_dir) {
+        snprintf(buf, n, "%s", o->cache_dir);
+        return;
+    }
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    if (xdg && *xdg) snprintf(buf, n, "%s/gpurace", xdg);
+    else if (home && *home) snprintf(buf, n, "%s/.cache/gpurace", home);
+    else snprintf(buf, n, "%s", "");
+}
+
+/* mkdir -p; false (quietly: the cache is an optimization) when it cannot be made. */
+static bool make_dirs(const char *path) {
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return false;
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return false;
+        *p = '/';
+    }
+    return mkdir(buf, 0755) == 0 || errno == EEXIST;
+}
+
+bool gr_gpu_build_cubin(const ptx_module *m, const gr_gpu_options *o, const char *sm_arch,
+                        void **cubin, size_t *cubin_len, bool *from_cache,
+                        gr_gpu_prep_stats *stats, gr_error *err) {
+    gr_gpu_options defaults;
+    if (!o) {
+        gr_gpu_options_default(&defaults);
+        o = &defaults;
+    }
+    if (!sm_arch) sm_arch = "sm_90";
+    if (from_cache) *from_cache = false;
+    char *user = NULL;
+    if (!gr_gpu_prepare_ptx(m, o, &user, stats, err)) return false;
+
+    uint32_t format = GR_GPU_MODULE_FORMAT;
+    uint64_t h = gr_hash64(&format, sizeof format);
+    h = gr_hash_bytes(h, sm_arch, strlen(sm_arch));
+    h = gr_hash_bytes(h, gr_gpu_runtime_source, gr_gpu_runtime_source_len);
+    h = gr_hash_bytes(h, user, strlen(user));
+    char dir[900], path[1024];
+    gr_gpu_cache_dir(o, dir, sizeof dir);
+    path[0] = '\0';
+    if (dir[0]) {
+        snprintf(path, sizeof path, "%s/%016" PRIx64 "-%s.cubin", dir, h, sm_arch);
+        size_t len = 0;
+        gr_error ignore = GR_ERROR_INIT;
+        char *cached = gr_read_file(path, &len, &ignore);
+        gr_error_clear(&ignore);
+        if (cached && len > 0) {
+            free(user);
+            *cubin = cached;
+            *cubin_len = len;
+            if (from_cache) *from_cache = true;
+            return true;
+        }
+        free(cached);
+    }
+
+    bool ok = true;
+    char *runtime = NULL;
+    char arch[32];
+    snprintf(arch, sizeof arch, "compute_%s", strncmp(sm_arch, "sm_", 3) == 0 ? sm_arch + 3 : "90");
+    if (o->instrument) {
+        /* The runtime's virtual architecture follows the device: sm_90 -> compute_90. */
+        ok = gr_gpu_runtime_ptx(arch, &runtime, err);
+    }
+    if (ok) {
+        gr_link_input in[2] = {{user, strlen(user), m->source_name},
+                               {runtime, runtime ? strlen(runtime) : 0, "gpurace_runtime.cu"}};
+        ok = gr_link_ptx(in, runtime ? 2 : 1, sm_arch, cubin, cubin_len, err);
+        if (!ok) gr_error_wrap(err, "linking the instrumented kernel with the GPU runtime");
+    }
+    free(runtime);
+    free(user);
+    if (ok && path[0] && make_dirs(dir)) {
+        gr_error ignore = GR_ERROR_INIT;
+        gr_write_file_atomic(path, *cubin, *cubin_len, &ignore); /* best effort */
+        gr_error_clear(&ignore);
+    }
+    return ok;
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# run_gpu.sh — everything the GPU backend needs checked on a machine with an NVIDIA GPU, in one
+# call; prints a short table last. Builds nothing: it uses binaries built elsewhere
+# (Release, -DGPURACE_TESTS=OFF; targets bench_gpu gpu_check) and carried over.
+#   tests/device/run_gpu.sh [BUILD_DIR]
+# Environment: RACECHECK_SCALE (data divisor under racecheck, default 16),
+#              RACECHECK_TIMEOUT (seconds per kernel, default 10; 0 skips racecheck),
+#              ABLATION (1: also bench with the read-only filter off; default 1).
+set -u
+BUILD=${1:-build-gpu2}
+SCALE=${RACECHECK_SCALE:-16}
+RC_TIMEOUT=${RACECHECK_TIMEOUT:-10}
+ABLATION=${ABLATION:-1}
+export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$(mktemp -d)}
+OUT=$(mktemp -d)
+BENCH="$BUILD/bench/gpu/bench_gpu"
+
+echo "== device"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -2
+
+echo "== gpu_check: known verdicts (GPU vs simulator), recovery after a trap, launch rate"
+start=$(date +%s)
+timeout 180 "$BUILD/bench/gpu/gpu_check" 2>&1 | tee "$OUT/check"
+echo "gpu_check: $(( $(date +%s) - start )) s"
+
+echo "== bench_gpu: uninstrumented vs instrumented"
+timeout 240 "$BENCH" 2>&1 | tee "$OUT/bench"
+if [ "$ABLATION" = 1 ]; then
+    echo "== bench_gpu --no-readonly (ablation: every global load checked)"
+    timeout 240 "$BENCH" --no-readonly 2>&1 | tee "$OUT/bench_all"
+fi
+
+printf "%-11s %10s %12s %8s\n" kernel plain_ms racecheck_s hazards > "$OUT/rc"
+if [ "$RC_TIMEOUT" != 0 ]; then
+    echo "== compute-sanitizer racecheck (data / $SCALE, ${RC_TIMEOUT}s per kernel)"
+    CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for k in $("$BENCH" --list); do
+        plain=$("$BENCH" --scale "$SCALE" --plain "$k" 2>&1 | sed -n 's/.* plain \([0-9.]*\) ms.*/\1/p')
+        t0=$(date +%s%N)
+        out=$(timeout "$RC_TIMEOUT" "$CS" --tool racecheck --racecheck-report hazard \
+              "$BENCH" --scale "$SCALE" --plain "$k" 2>&1)
+        status=$?
+        t1=$(date +%s%N)
+        secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+        hazards=$(echo "$out" | sed -n 's/.*RACECHECK SUMMARY: \([0-9]*\) hazard.*/\1/p' | head -1)
+        [ -z "$hazards" ] && hazards=0
+        [ "$status" = 124 ] && secs=">$RC_TIMEOUT"
+        printf "%-11s %10s %12s %8s\n" "$k" "${plain:-?}" "$secs" "$hazards" >> "$OUT/rc"
+    done
+    cat "$OUT/rc"
+fi
+
+echo
+echo "== summary"
+grep -E "agree|recovery|executions/s" "$OUT/check"
+grep -E "^(kernel|device)|x |geomean" "$OUT/bench"
+[ -f "$OUT/bench_all" ] && grep -E "geomean" "$OUT/bench_all" | sed 's/^/read-only filter off: /'
+[ "$RC_TIMEOUT" != 0 ] && cat "$OUT/rc"
+exit 0
