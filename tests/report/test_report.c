@@ -60,7 +60,7 @@ static gr_report_finding sample_oob(void) {
     f.address = 0x2000;
     f.size = 4;
     f.message = "read of 4 bytes at global address 0x2000 is outside every allocation";
-    const char *inl[] = {"scan_step at examples/scan.cu:40:5"};
+    static const char *inl[] = {"scan_step at examples/scan.cu:40:5"}; /* outlives the returned finding */
     f.primary = (gr_report_access){
         .file = "examples/scan.cu", .line = 12, .column = 9, .line_text = "\tv = in[i + 1];",
         .what = "read", .has_insn = true, .insn_id = 7, .ptx = "ld.global.u32 %r3, [%rd4];",
