@@ -18,14 +18,17 @@
  *   exactly COUNT elements, so accesses past it are out-of-bounds findings. */
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/report/report.h"
+#include "cli/report/report_exec.h"
+#include "cli/report/suppress.h"
 #include "exec/backend.h"
 #include "exec/sim/sim.h"
 #include "jit/ptx/ptx_srcmap.h"
@@ -40,6 +43,8 @@ typedef struct named_value {
 
 typedef struct check_options {
     const char *grid, *block, *shared, *schedule, *backend, *detector, *warp_model, *json;
+    const char *sarif, *suppressions, *fail_on;
+    bool quiet, verbose;
     const char *step_budget;
     named_value args[CHECK_MAX_ARGS];
     int nargs;
@@ -233,163 +238,88 @@ static bool is_float_type(const gr_kernel_param *p) {
 
 /* ---- reporting -------------------------------------------------------------------------------- */
 
-static const char *base_name(const char *p) {
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
+/* ---- reporting (cli/report) ------------------------------------------------------------------ */
+
+static const char *srcmap_line(void *ctx, const char *file, int line) {
+    return ptx_srcmap_line_text((ptx_srcmap *)ctx, file, line);
 }
 
-/* The source location of an instruction, as the user wrote it: when the instruction was
- * inlined from a header (cuda::atomic_ref, cooperative groups), the innermost inlined-at frame
- * in the user's own file. */
-static bool user_location(ptx_srcmap *sm, uint32_t id, const char *user_file, ptx_srcloc *out) {
-    ptx_srcloc frames[16];
-    int n = ptx_srcmap_inline_chain(sm, id, frames, 16);
-    if (n <= 0) return false;
-    *out = frames[0];
-    for (int i = 0; i < n && user_file; i++)
-        if (frames[i].file && frames[i].line > 0 &&
-            strcmp(base_name(frames[i].file), base_name(user_file)) == 0) {
-            *out = frames[i];
-            break;
+/* Turns the launch result into the user's report: grouped diagnostics on stdout (or just the
+ * summary with --quiet), JSON and SARIF files on request, suppressions applied. Returns the exit
+ * status of the contract (0 or 1), or -1 with `err` set. */
+static int report_result(const check_options *o, const cli_source_options *src,
+                         const cli_loaded *l, const gr_kernel_sig *k, const gr_launch *L,
+                         const char *sched, ptx_srcmap *sm, const gr_report_buffer *bufs,
+                         int nbufs, const gr_launch_result *res, gr_error *err) {
+    gr_fail_on fail_on = GR_FAIL_ON_ANY;
+    if (o->fail_on && !gr_fail_on_parse(o->fail_on, &fail_on, err)) return -1;
+    gr_suppressions *rules = NULL;
+    if (o->suppressions) {
+        rules = gr_suppressions_new();
+        if (!rules) return gr_fail(err, GR_ERR_NOMEM, "out of memory"), -1;
+        if (!gr_suppressions_load(rules, o->suppressions, err)) {
+            gr_suppressions_free(rules);
+            return -1;
         }
-    return true;
-}
-
-static const char *g_user_file; /* set once per command: the FILE argument */
-
-static void describe_insn(const cli_loaded *l, ptx_srcmap *sm, uint32_t id, char *where, size_t n,
-                          const char **line_text, const char **file, int *line) {
-    *line_text = NULL;
-    *file = NULL;
-    *line = 0;
-    ptx_srcloc loc;
-    const ptx_insn *insn = id < l->module->ninsns ? l->module->insn_index[id] : NULL;
-    if (sm && id != UINT32_MAX && user_location(sm, id, g_user_file, &loc) && loc.file && loc.line > 0) {
-        snprintf(where, n, "%s:%d", loc.file, loc.line);
-        *line_text = ptx_srcmap_line_text(sm, loc.file, loc.line);
-        *file = loc.file;
-        *line = loc.line;
-    } else if (insn) {
-        snprintf(where, n, "PTX line %u", insn->ptx_line);
-    } else {
-        snprintf(where, n, "(no instruction)");
     }
-}
+    gr_report rep;
+    gr_report_init(&rep);
+    rep.tool_version = GPURACE_VERSION;
+    rep.command = "check";
+    rep.file = src->file;
+    rep.kernel = k->name;
+    rep.kernel_file = src->file;
+    rep.kernel_line = k->source_line;
+    gr_report_launch launch = {
+        .known = true,
+        .grid = {L->grid.x, L->grid.y, L->grid.z},
+        .block = {L->block.x, L->block.y, L->block.z},
+        .shared_bytes = L->dynamic_shared,
+        .schedule = sched,
+        .backend = "sim",
+        .detector = !L->detect ? "none" : L->detector == GR_DETECTOR_HB ? "hb" : "fsm",
+        .warp_model = L->warp_model == GR_WARP_LOCKSTEP ? "lockstep" : "its",
+    };
+    gr_report_set_launch(&rep, &launch);
+    gr_report_exec_context ctx = {l->module, sm, bufs, nbufs, src->file};
+    int code = -1;
+    gr_strbuf out = GR_STRBUF_INIT, warnings = GR_STRBUF_INIT;
+    if (!gr_report_add_launch_result(&rep, &ctx, res, err)) goto done;
+    gr_suppress_options so = {rules, true, srcmap_line, sm, &warnings};
+    gr_report_apply_suppressions(&rep, &so);
+    if (warnings.len) fputs(gr_strbuf_cstr(&warnings), stderr);
 
-static const char *space_name(uint8_t s) {
-    switch (s) {
-    case PTX_SPACE_GLOBAL: return "global";
-    case PTX_SPACE_SHARED: return "shared";
-    case PTX_SPACE_LOCAL: return "local";
-    case PTX_SPACE_CONST: return "const";
-    case PTX_SPACE_PARAM: return "param";
-    default: return "generic";
+    bool color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    gr_report_text_options to = {color, o->quiet ? GR_REPORT_QUIET
+                                        : o->verbose ? GR_REPORT_VERBOSE : GR_REPORT_NORMAL, 0};
+    bool json_to_stdout = o->json && strcmp(o->json, "-") == 0;
+    if (!json_to_stdout) {
+        gr_report_render_text(&rep, &to, &out);
+        if (!o->quiet)
+            gr_strbuf_appendf(&out, "%s: kernel %s, grid (%u,%u,%u), block (%u,%u,%u), "
+                              "schedule %s: %" PRIu64 " thread-instructions\n",
+                              src->file, k->name, L->grid.x, L->grid.y, L->grid.z, L->block.x,
+                              L->block.y, L->block.z, sched, res->thread_instructions);
+        fputs(gr_strbuf_cstr(&out), stdout);
     }
-}
-
-static json_t *thread_json(const gr_exec_thread *t) {
-    return json_pack("{s:[i,i,i],s:[i,i,i]}", "block", (json_int_t)t->block.x,
-                     (json_int_t)t->block.y, (json_int_t)t->block.z, "thread",
-                     (json_int_t)t->thread.x, (json_int_t)t->thread.y, (json_int_t)t->thread.z);
-}
-
-static json_t *location_json(const cli_loaded *l, ptx_srcmap *sm, uint32_t id) {
-    char where[600];
-    const char *text, *file;
-    int line;
-    describe_insn(l, sm, id, where, sizeof where, &text, &file, &line);
-    const ptx_insn *insn = id < l->module->ninsns ? l->module->insn_index[id] : NULL;
-    json_t *o = json_object();
-    json_object_set_new(o, "instruction", json_integer(id));
-    if (file) json_object_set_new(o, "file", json_string(file));
-    if (line) json_object_set_new(o, "line", json_integer(line));
-    if (text) json_object_set_new(o, "source", json_string(text));
-    if (insn) json_object_set_new(o, "ptx_line", json_integer(insn->ptx_line));
-    return o;
-}
-
-static void print_finding(const cli_loaded *l, ptx_srcmap *sm, const gr_finding *f) {
-    char where[600];
-    const char *text, *file;
-    int line;
-    describe_insn(l, sm, f->insn_id, where, sizeof where, &text, &file, &line);
-    printf("%s: %s: %s\n", where, gr_finding_class_name(f->cls), f->message);
-    if (text) printf("    %s\n", text);
-    printf("    by thread (%u,%u,%u) of block (%u,%u,%u)", f->thread.thread.x, f->thread.thread.y,
-           f->thread.thread.z, f->thread.block.x, f->thread.block.y, f->thread.block.z);
-    if (f->address) printf(", %s address 0x%" PRIx64, space_name(f->space), f->address);
-    printf("\n");
-    if (f->insn_id2 != UINT32_MAX) {
-        describe_insn(l, sm, f->insn_id2, where, sizeof where, &text, &file, &line);
-        if (f->cls == GR_FINDING_RACE)
-            printf("  conflicts with %s by thread (%u,%u,%u) of block (%u,%u,%u)\n", where,
-                   f->thread2.thread.x, f->thread2.thread.y, f->thread2.thread.z,
-                   f->thread2.block.x, f->thread2.block.y, f->thread2.block.z);
-        else
-            printf("  other instruction: %s\n", where);
-        if (text) printf("    %s\n", text);
+    if (o->json) {
+        gr_strbuf_reset(&out);
+        if (!gr_report_render_json(&rep, &out, err) || !gr_report_write(o->json, &out, err))
+            goto done;
     }
-}
-
-static bool write_json(const char *path, const check_options *o, const char *file,
-                       const gr_kernel_sig *k, const gr_launch *L, const char *sched,
-                       const cli_loaded *l, ptx_srcmap *sm, const gr_launch_result *res,
-                       gr_error *err) {
-    json_t *doc = json_object();
-    json_object_set_new(doc, "version", json_integer(1));
-    json_object_set_new(doc, "command", json_string("check"));
-    json_object_set_new(doc, "file", json_string(file));
-    json_object_set_new(doc, "kernel", json_string(k->name ? k->name : k->ptx_name));
-    json_object_set_new(doc, "backend", json_string("sim"));
-    json_t *launch = json_pack("{s:[i,i,i],s:[i,i,i],s:i,s:s,s:s,s:s}", "grid",
-                               (json_int_t)L->grid.x, (json_int_t)L->grid.y, (json_int_t)L->grid.z,
-                               "block", (json_int_t)L->block.x, (json_int_t)L->block.y,
-                               (json_int_t)L->block.z, "shared", (json_int_t)L->dynamic_shared,
-                               "schedule", sched, "detector",
-                               !L->detect ? "none" : L->detector == GR_DETECTOR_HB ? "hb" : "fsm",
-                               "warp_model", L->warp_model == GR_WARP_LOCKSTEP ? "lockstep" : "its");
-    json_t *args = json_object();
-    for (int i = 0; i < o->nargs; i++) json_object_set_new(args, o->args[i].name, json_string(o->args[i].value));
-    json_object_set_new(launch, "args", args);
-    json_object_set_new(doc, "launch", launch);
-    json_object_set_new(doc, "status", json_string(gr_exec_status_name(res->status)));
-    json_t *findings = json_array();
-    for (int i = 0; i < res->nfindings; i++) {
-        const gr_finding *f = &res->findings[i];
-        json_t *jf = json_object();
-        json_object_set_new(jf, "class", json_string(gr_finding_class_name(f->cls)));
-        json_object_set_new(jf, "message", json_string(f->message));
-        json_t *locs = json_array(), *threads = json_array();
-        json_array_append_new(locs, location_json(l, sm, f->insn_id));
-        json_array_append_new(threads, thread_json(&f->thread));
-        if (f->insn_id2 != UINT32_MAX) {
-            json_array_append_new(locs, location_json(l, sm, f->insn_id2));
-            if (f->cls == GR_FINDING_RACE) json_array_append_new(threads, thread_json(&f->thread2));
-        }
-        json_object_set_new(jf, "locations", locs);
-        json_object_set_new(jf, "threads", threads);
-        if (f->address) {
-            char a[32];
-            snprintf(a, sizeof a, "0x%" PRIx64, f->address);
-            json_object_set_new(jf, "address", json_string(a));
-            json_object_set_new(jf, "space", json_string(space_name(f->space)));
-            json_object_set_new(jf, "size", json_integer(f->size));
-        }
-        json_array_append_new(findings, jf);
+    if (o->sarif) {
+        gr_strbuf_reset(&out);
+        gr_report_sarif_options sarif = {NULL, NULL};
+        if (!gr_report_render_sarif(&rep, &sarif, &out, err) || !gr_report_write(o->sarif, &out, err))
+            goto done;
     }
-    json_object_set_new(doc, "findings", findings);
-    json_object_set_new(doc, "findings_dropped", json_integer(res->findings_dropped));
-    json_object_set_new(doc, "statistics",
-                        json_pack("{s:I,s:I}", "thread_instructions",
-                                  (json_int_t)res->thread_instructions, "warp_steps",
-                                  (json_int_t)res->warp_steps));
-    json_object_set_new(doc, "printf", json_string(res->printf_output ? res->printf_output : ""));
-    int rc = strcmp(path, "-") == 0 ? json_dumpf(doc, stdout, JSON_INDENT(2))
-                                    : json_dump_file(doc, path, JSON_INDENT(2));
-    if (strcmp(path, "-") == 0) printf("\n");
-    json_decref(doc);
-    if (rc != 0) return gr_fail(err, GR_ERR_IO, "could not write %s", path);
-    return true;
+    code = gr_report_exit_status(&rep, fail_on);
+done:
+    gr_strbuf_free(&out);
+    gr_strbuf_free(&warnings);
+    gr_report_free(&rep);
+    gr_suppressions_free(rules);
+    return code;
 }
 
 /* ---- the command ------------------------------------------------------------------------------- */
@@ -401,7 +331,7 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
         return gr_fail(err, GR_ERR_USAGE, "'gpurace check' needs --grid and --block"), -1;
     if (!parse_dim3("--grid", o->grid, &L.grid, err)) return -1;
     if (!parse_dim3("--block", o->block, &L.block, err)) return -1;
-    uint64_t v;
+    uint64_t v = 0;
     if (o->shared) {
         if (!parse_u64("--shared", o->shared, &v, err)) return -1;
         if (v > 0xffffffffu) return gr_fail(err, GR_ERR_USAGE, "--shared is too large"), -1;
@@ -430,13 +360,14 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
 
     cli_loaded l;
     if (!cli_load(src, &l, err)) return -1;
-    g_user_file = src->file;
     int code = -1;
     gr_backend *be = NULL;
     ptx_srcmap *sm = NULL;
     gr_launch_result res;
     memset(&res, 0, sizeof res);
     gr_launch_arg largs[CHECK_MAX_ARGS];
+    gr_report_buffer bufs[CHECK_MAX_ARGS];
+    int nbufs = 0;
     uint64_t values[CHECK_MAX_ARGS];
     uint8_t *zero = NULL;
     const gr_kernel_sig *k = gr_kernel_select(&l.kernels, src->kernel, err);
@@ -497,7 +428,8 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
         largs[i].size = (size_t)p->size;
         if (p->kind == GR_PARAM_POINTER) {
             named_value *nv = find_arg(o, p->name);
-            uint64_t n = elems, addr;
+            uint64_t n = elems, addr, last_alloc_bytes;
+            uint32_t last_elem_size;
             if (nv && strncmp(nv->value, "buffer(", 7) == 0) {
                 buffer_spec bs;
                 if (!parse_buffer_spec(p->name, nv->value, &bs, err)) goto done;
@@ -511,6 +443,8 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
                     gr_fail(err, GR_ERR_NOMEM, "out of memory");
                     goto done;
                 }
+                last_alloc_bytes = bytes;
+                last_elem_size = (uint32_t)bs.elem;
                 bool ok = fill_buffer(p->name, &bs, data, err) &&
                           gr_backend_alloc(be, (size_t)bytes, &addr, err) &&
                           gr_backend_write(be, addr, data, (size_t)bytes, err);
@@ -519,11 +453,14 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
             } else {
                 if (nv && !parse_u64("--arg for a buffer (element count)", nv->value, &n, err))
                     goto done;
-                if (!gr_backend_alloc(be, (size_t)(n * (uint64_t)elem_size_of(p->elem_type)), &addr, err))
-                    goto done;
+                last_elem_size = (uint32_t)elem_size_of(p->elem_type);
+                last_alloc_bytes = n * (uint64_t)last_elem_size;
+                if (!gr_backend_alloc(be, (size_t)last_alloc_bytes, &addr, err)) goto done;
             }
             values[i] = addr;
             largs[i].data = &values[i];
+            bufs[nbufs++] = (gr_report_buffer){p->name, PTX_SPACE_GLOBAL, addr, last_alloc_bytes,
+                                               last_elem_size};
         } else if (p->kind == GR_PARAM_SCALAR && p->size <= 8) {
             largs[i].data = &values[i];
         } else {
@@ -537,14 +474,7 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     sm = ptx_srcmap_new(l.module);
     if (sm && l.source && src->file) ptx_srcmap_set_file_text(sm, src->file, l.source, strlen(l.source));
     if (res.printf_output && res.printf_len) fputs(res.printf_output, stdout);
-    for (int i = 0; i < res.nfindings; i++) print_finding(&l, sm, &res.findings[i]);
-    printf("%s: kernel %s, grid (%u,%u,%u), block (%u,%u,%u), schedule %s: %d finding%s%s, "
-           "%" PRIu64 " thread-instructions\n",
-           src->file, k->name, L.grid.x, L.grid.y, L.grid.z, L.block.x, L.block.y, L.block.z,
-           sched, res.nfindings, res.nfindings == 1 ? "" : "s",
-           res.findings_dropped ? " (more dropped)" : "", res.thread_instructions);
-    if (o->json && !write_json(o->json, o, src->file, k, &L, sched, &l, sm, &res, err)) goto done;
-    code = res.nfindings > 0 || res.status != GR_EXEC_OK ? 1 : 0;
+    code = report_result(o, src, &l, k, &L, sched, sm, bufs, nbufs, &res, err);
 done:
     gr_launch_result_free(&res);
     if (sm) ptx_srcmap_free(sm);
@@ -575,6 +505,11 @@ int cmd_check(int argc, char **argv) {
         {"--warp-model", CLI_VALUE, &o.warp_model, NULL},
         {"--step-budget", CLI_VALUE, &o.step_budget, NULL},
         {"--json", CLI_VALUE, &o.json, NULL},
+        {"--sarif", CLI_VALUE, &o.sarif, NULL},
+        {"--suppressions", CLI_VALUE, &o.suppressions, NULL},
+        {"--fail-on", CLI_VALUE, &o.fail_on, NULL},
+        {"--quiet", CLI_FLAG, NULL, &o.quiet},
+        {"--verbose", CLI_FLAG, NULL, &o.verbose},
         {NULL, CLI_FLAG, NULL, NULL},
     };
     if (!extract_args(argc, argv, &o, rest, &nrest, &err) ||

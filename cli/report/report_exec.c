@@ -58,13 +58,17 @@ static void fill_access(const gr_report_exec_context *ctx, uint32_t id, const gr
     }
     ptx_srcloc frames[MAX_INLINE];
     int n = ctx->srcmap ? ptx_srcmap_inline_chain(ctx->srcmap, id, frames, MAX_INLINE) : 0;
-    if (n > 0 && frames[0].file && frames[0].line > 0) {
-        a->file = frames[0].file;
-        a->line = frames[0].line;
-        a->column = frames[0].column;
-        a->function = frames[0].function;
-        a->line_text = ptx_srcmap_line_text(ctx->srcmap, frames[0].file, frames[0].line);
-        for (int i = 1; i < n; i++) {
+    int u = ptx_srcmap_user_frame(frames, n, ctx->user_file);
+    if (u >= 0 && frames[u].file && frames[u].line > 0) {
+        /* the user's file as the user spelled it, not the compiler's absolute path */
+        a->file = ctx->user_file && ptx_srcmap_same_file(frames[u].file, ctx->user_file)
+                      ? ctx->user_file
+                      : frames[u].file;
+        a->line = frames[u].line;
+        a->column = frames[u].column;
+        a->function = frames[u].function;
+        a->line_text = ptx_srcmap_line_text(ctx->srcmap, frames[u].file, frames[u].line);
+        for (int i = u + 1; i < n; i++) {
             const ptx_srcloc *c = &frames[i];
             if (c->function)
                 snprintf(s->frames[a->ninlined], sizeof s->frames[0], "%s at %s:%d:%d", c->function,
@@ -156,7 +160,7 @@ static void parse_race_message(const char *msg, gr_report_finding *rf) {
 
 bool gr_report_add_exec_finding(gr_report *r, const gr_report_exec_context *ctx,
                                 const gr_finding *f, const gr_race *race, gr_error *err) {
-    gr_report_exec_context none = {NULL, NULL, NULL, 0};
+    gr_report_exec_context none = {NULL, NULL, NULL, 0, NULL};
     if (!ctx) ctx = &none;
     gr_report_finding rf;
     memset(&rf, 0, sizeof rf);

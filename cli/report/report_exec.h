@@ -27,6 +27,9 @@ typedef struct gr_report_exec_context {
     ptx_srcmap *srcmap;                /* may be NULL: no source positions */
     const gr_report_buffer *buffers;   /* may be NULL */
     int nbuffers;
+    /* The user's source file: accesses inlined from headers are reported at the innermost
+     * frame in this file (ptx_srcmap_user_frame). NULL: the innermost frame. */
+    const char *user_file;
 } gr_report_exec_context;
 
 /* Adds one backend finding. `race` (may be NULL) is the oracle's record of a race finding;

@@ -320,7 +320,7 @@ static bool resolve_lanes(sim_run *r, const sim_insn *in, sim_warp *w, const uin
     uint32_t gmask = 0, smask = 0;
     FOR_LANES(m) {
         int l = LANE;
-        uint64_t a = lane_addr(in, base, w, l), gen;
+        uint64_t a = lane_addr(in, base, w, l), gen = 0;
         int sp;
         uint8_t *p = translate(r, w, l, in->space, a, size, &gen, &sp);
         if (!p) {

@@ -1,5 +1,6 @@
 /* ptx_srcmap.c — the source map: .loc chains, .debug_str function names, cached source lines. */
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,4 +251,23 @@ const char *ptx_srcmap_line_text(ptx_srcmap *sm, const char *file, int line) {
     }
     if (!cf->data || line > cf->nlines) return NULL;
     return cf->lines[line - 1];
+}
+
+static const char *last_component(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+bool ptx_srcmap_same_file(const char *a, const char *b) {
+    if (strcmp(a, b) == 0) return true;
+    char ra[PATH_MAX], rb[PATH_MAX];
+    if (realpath(a, ra) && realpath(b, rb)) return strcmp(ra, rb) == 0;
+    return strcmp(last_component(a), last_component(b)) == 0;
+}
+
+int ptx_srcmap_user_frame(const ptx_srcloc *frames, int n, const char *user_file) {
+    if (n <= 0) return -1;
+    for (int i = 0; user_file && i < n; i++)
+        if (frames[i].file && frames[i].line > 0 && ptx_srcmap_same_file(frames[i].file, user_file)) return i;
+    return 0;
 }

@@ -30,6 +30,14 @@ bool ptx_srcmap_lookup(const ptx_srcmap *sm, uint32_t insn_id, ptx_srcloc *out);
 /* The inlined-at chain, innermost first, outermost caller last: frames[0] is what lookup gives.
  * Returns the number of frames written (0 when no .loc). */
 int ptx_srcmap_inline_chain(const ptx_srcmap *sm, uint32_t insn_id, ptx_srcloc *frames, int max);
+/* Index of the innermost frame (of an inline chain) that lies in `user_file`, so that code inlined
+ * from CUDA headers (atomics, cuda::atomic_ref, cooperative groups) is reported where the user
+ * called it; 0 (the innermost frame) when no frame does or `user_file` is NULL; -1 when n <= 0.
+ * Paths match when equal, when they name the same file on disk, or (for relative names that
+ * cannot be resolved) by their last component. */
+int ptx_srcmap_user_frame(const ptx_srcloc *frames, int n, const char *user_file);
+/* Whether two paths name the same source file, by the rules above. */
+bool ptx_srcmap_same_file(const char *a, const char *b);
 /* The text of line `line` (1-based) of `file`, without the newline; NULL when unreadable.
  * Valid until ptx_srcmap_free. */
 const char *ptx_srcmap_line_text(ptx_srcmap *sm, const char *file, int line);

@@ -600,7 +600,7 @@ Test(exec, race_finding_from_a_backend_record) {
     snprintf(f.message, sizeof f.message, "%s race on global memory: %s (12 occurrences)",
              gr_race_kind_name(GR_RACE_WAR), gr_race_cause_text(GR_CAUSE_NO_BARRIER));
     gr_report_buffer bufs[] = {{"data", PTX_SPACE_GLOBAL, 0x1000, 64, 4}};
-    gr_report_exec_context ctx = {NULL, NULL, bufs, 1};
+    gr_report_exec_context ctx = {NULL, NULL, bufs, 1, NULL};
     gr_error err = GR_ERROR_INIT;
     cr_assert(gr_report_add_exec_finding(&r, &ctx, &f, NULL, &err));
     cr_assert_eq(r.nfindings, 1);
