@@ -5,9 +5,6 @@
 
 #include "cli/commands.h"
 
-#ifndef GPURACE_VERSION
-#define GPURACE_VERSION "0.0.0"
-#endif
 
 typedef struct command {
     const char *name;
@@ -43,6 +40,26 @@ static const command commands[] = {
      "zeros, ones, iota, random, const:V, values:a;b;c. --schedule picks the interleaving:\n"
      "rr[:Q], random:SEED[:Q], serial, pct:SEED[:DEPTH], reverse[:Q]. --json F writes the\n"
      "findings as JSON ('-' for standard output).\n"},
+    {"fuzz", cmd_fuzz,
+     "gpurace fuzz FILE [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
+     "             [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]\n"
+     "             [--json F] [--sarif F] [-- libFuzzer flags]",
+     "Searches for the launches, inputs and schedules that expose races: libFuzzer evolves\n"
+     "launches within the kernel's spec (inferred from its signature when --spec is absent; the\n"
+     "assumptions are printed). Each new finding is minimized and saved as a witness and a .cu\n"
+     "reproducer under --findings; the search goes on unless --stop-on-first. --time defaults to\n"
+     "60 seconds.\n"},
+    {"replay", cmd_replay, "gpurace replay FILE WITNESS|DIR [--json F] [--sarif F] [--force]",
+     "Re-runs saved witnesses (one file, or every witness of a findings folder) and reports what\n"
+     "still reproduces: the regression mode for CI. --force runs a witness recorded for another\n"
+     "version of the kernel.\n"},
+    {"minimize", cmd_minimize, "gpurace minimize FILE WITNESS [-o OUT]",
+     "Shrinks a witness (fewer blocks and threads, smaller values, simplest schedule) while its\n"
+     "finding still reproduces, and writes it to OUT (default WITNESS.min.json).\n"},
+    {"export", cmd_export, "gpurace export WITNESS -o repro.cu --source FILE.cu",
+     "Writes a standalone CUDA program that embeds the kernel and the witness's inputs, launches\n"
+     "it as recorded, prints an output digest, and with --repeat N reports whether outputs differ\n"
+     "between runs. It compiles with nvcc as it is.\n"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -1,0 +1,283 @@
+/* gpurace replay FILE WITNESS|DIR [--json F] [--sarif F] [--force] [--backend auto|sim|gpu]
+ *
+ * Re-runs saved launches (CI regression mode): one witness, or every witness of a directory
+ * (the .json files of DIR and of DIR/findings). Exit status 1 when any finding reproduces.
+ * Also holds what the search subcommands share (cli/search_cli.h). */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/report/report_exec.h"
+#include "cli/search_cli.h"
+
+
+int search_fail(gr_error *err) {
+    gr_error_print(err, stderr);
+    int code = gr_error_exit_code(err);
+    gr_error_clear(err);
+    return code;
+}
+
+bool search_session_open(search_session *s, const cli_source_options *src,
+                         const search_session_options *o, gr_error *err) {
+    memset(s, 0, sizeof *s);
+    if (!cli_load(src, &s->loaded, err)) return false;
+    s->loaded_ok = true;
+    s->kernel = gr_kernel_select(&s->loaded.kernels, src->kernel, err);
+    if (!s->kernel) return false;
+    s->srcmap = ptx_srcmap_new(s->loaded.module);
+    if (s->srcmap && s->loaded.source && src->file)
+        ptx_srcmap_set_file_text(s->srcmap, src->file, s->loaded.source, strlen(s->loaded.source));
+    s->target = (gr_search_target){s->loaded.module, s->kernel, s->loaded.source,
+                                   s->loaded.compiled.ptx, src->file, s->srcmap, NULL, 0,
+                                   GPURACE_VERSION};
+    if (o->need_spec || o->spec_path) {
+        bool ok = o->spec_path ? gr_spec_load(&s->spec, o->spec_path, s->kernel, err)
+                               : gr_spec_infer(&s->spec, s->kernel, err);
+        if (!ok) return false;
+        s->have_spec = true;
+        s->spec_inferred = !o->spec_path;
+        if (!gr_codec_init(&s->codec, &s->spec, err)) return false;
+        s->have_codec = true;
+    }
+    s->run_opt.backend = o->backend ? o->backend : "sim";
+    s->run_opt.detector = GR_DETECTOR_FSM;
+    if (o->detector) {
+        if (strcmp(o->detector, "hb") == 0) s->run_opt.detector = GR_DETECTOR_HB;
+        else if (strcmp(o->detector, "fsm") != 0)
+            return gr_fail(err, GR_ERR_USAGE, "--detector must be fsm or hb");
+    }
+    s->run_opt.warp_model = GR_WARP_ITS;
+    if (o->warp_model) {
+        if (strcmp(o->warp_model, "lockstep") == 0) s->run_opt.warp_model = GR_WARP_LOCKSTEP;
+        else if (strcmp(o->warp_model, "its") != 0)
+            return gr_fail(err, GR_ERR_USAGE, "--warp-model must be its or lockstep");
+    }
+    if (strcmp(s->run_opt.backend, "auto") != 0 && strcmp(s->run_opt.backend, "sim") != 0 &&
+        strcmp(s->run_opt.backend, "gpu") != 0)
+        return gr_fail(err, GR_ERR_USAGE, "--backend must be auto, sim or gpu");
+    s->run_opt.step_budget = o->step_budget;
+    s->run_opt.step_budget_per_thread = GR_SEARCH_STEPS_PER_THREAD;
+    return o->defer_runner || search_session_runner(s, err);
+}
+
+bool search_session_runner(search_session *s, gr_error *err) {
+    if (s->runner) return true;
+    s->runner = gr_runner_new(s->loaded.module, s->kernel, &s->run_opt, err);
+    return s->runner != NULL;
+}
+
+void search_session_close(search_session *s) {
+    gr_runner_free(s->runner);
+    if (s->have_codec) gr_codec_free(&s->codec);
+    if (s->have_spec) gr_spec_free(&s->spec);
+    if (s->srcmap) ptx_srcmap_free(s->srcmap);
+    if (s->loaded_ok) cli_loaded_free(&s->loaded);
+    memset(s, 0, sizeof *s);
+}
+
+static const char *sched_text(const gr_input_schedule *sc, char *buf, size_t n) {
+    gr_schedule g = {(gr_schedule_kind)sc->kind, sc->seed, sc->quantum, sc->depth};
+    gr_schedule_format(&g, buf, n);
+    return buf;
+}
+
+bool search_report_witness(search_session *s, gr_report *r, const gr_witness *w,
+                           const char *witness_path, const char *repro_path, uint64_t only,
+                           int *reproduced, gr_error *err) {
+    if (reproduced) *reproduced = 0;
+    if (!gr_input_check_signature(&w->input, s->kernel, err)) {
+        if (witness_path) gr_error_wrap(err, "%s", witness_path);
+        return false;
+    }
+    gr_launch_result res;
+    if (!gr_runner_run(s->runner, &w->input, &res, err)) return false;
+    const gr_input *in = &w->input;
+    if (!r->launch.known) {
+        char sched[64];
+        gr_report_launch L = {true,
+                              {in->grid[0], in->grid[1], in->grid[2]},
+                              {in->block[0], in->block[1], in->block[2]},
+                              in->shared_bytes,
+                              sched_text(&in->schedule, sched, sizeof sched),
+                              gr_runner_backend_name(s->runner),
+                              s->run_opt.detector == GR_DETECTOR_HB ? "hb" : "fsm",
+                              s->run_opt.warp_model == GR_WARP_LOCKSTEP ? "lockstep" : "its"};
+        gr_report_set_launch(r, &L);
+    }
+    int naddr = 0;
+    const uint64_t *addr = gr_runner_buffer_addresses(s->runner, &naddr);
+    gr_report_buffer *bufs = calloc((size_t)in->nbuffers + 1, sizeof *bufs);
+    for (int i = 0; bufs && i < in->nbuffers && i < naddr; i++)
+        bufs[i] = (gr_report_buffer){in->buffers[i].name, PTX_SPACE_GLOBAL, addr[i],
+                                     in->buffers[i].bytes,
+                                     (uint32_t)gr_elem_size(in->buffers[i].type)};
+    gr_report_exec_context ctx = {s->loaded.module, s->srcmap, bufs, bufs ? in->nbuffers : 0, NULL};
+    bool ok = true;
+    for (int i = 0; i < res.nfindings && ok; i++) {
+        const gr_finding *f = &res.findings[i];
+        if (only && gr_search_signature(f) != only) continue;
+        if (reproduced) (*reproduced)++;
+        size_t before = r->nfindings;
+        ok = gr_report_add_exec_finding(r, &ctx, f, NULL, err);
+        if (ok && r->nfindings > before) {
+            gr_report_finding *rf = &r->findings[r->nfindings - 1];
+            rf->witness = gr_report_strdup(r, witness_path);
+            rf->reproducer = gr_report_strdup(r, repro_path);
+        }
+        if (only) break; /* one entry per saved finding */
+    }
+    free(bufs);
+    gr_launch_result_free(&res);
+    return ok;
+}
+
+int search_report_emit(gr_report *r, const char *json, const char *sarif, gr_error *err) {
+    gr_strbuf text = GR_STRBUF_INIT;
+    gr_report_text_options to = {isatty(1) && !getenv("NO_COLOR"), GR_REPORT_NORMAL, 0};
+    gr_report_render_text(r, &to, &text);
+    fputs(gr_strbuf_cstr(&text), stdout);
+    fflush(stdout);
+    gr_strbuf_free(&text);
+    if (json) {
+        gr_strbuf j = GR_STRBUF_INIT;
+        bool ok = gr_report_render_json(r, &j, err) && gr_report_write(json, &j, err);
+        gr_strbuf_free(&j);
+        if (!ok) return -1;
+    }
+    if (sarif) {
+        gr_strbuf j = GR_STRBUF_INIT;
+        gr_report_sarif_options so = {NULL, NULL};
+        bool ok = gr_report_render_sarif(r, &so, &j, err) && gr_report_write(sarif, &j, err);
+        gr_strbuf_free(&j);
+        if (!ok) return -1;
+    }
+    return gr_report_exit_status(r, GR_FAIL_ON_ANY);
+}
+
+/* ---- replay ---------------------------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Appends DIR's *.json files to the list. */
+static void list_json(const char *dir, char ***list, int *n) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+        char **nl = realloc(*list, (size_t)(*n + 1) * sizeof *nl);
+        if (!nl) break;
+        *list = nl;
+        size_t m = strlen(dir) + len + 2;
+        (*list)[*n] = malloc(m);
+        if (!(*list)[*n]) break;
+        snprintf((*list)[*n], m, "%s/%s", dir, e->d_name);
+        (*n)++;
+    }
+    closedir(d);
+}
+
+/* Removes the second positional argument (WITNESS) from argv; value options are skipped. */
+int search_take_positional(int argc, char **argv, const char *const *value_opts, char **rest,
+                           const char **second) {
+    int n = 0, positional = 0;
+    *second = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool takes_value = false;
+        for (int k = 0; value_opts[k]; k++)
+            if (strcmp(a, value_opts[k]) == 0) takes_value = true;
+        if (i >= 2 && takes_value && i + 1 < argc) {
+            rest[n++] = argv[i];
+            rest[n++] = argv[++i];
+            continue;
+        }
+        if (i >= 2 && a[0] != '-' && ++positional == 2 && !*second) {
+            *second = a;
+            continue;
+        }
+        rest[n++] = argv[i];
+    }
+    return n;
+}
+
+const char *const search_value_options[] = {"--kernel", "--arch", "--compiler", "-I", "-D",
+                                            "--json", "--sarif", "--backend", "--spec", "-o",
+                                            "--detector", "--warp-model", "--time", "--runs",
+                                            "--corpus", "--findings", "--jobs", "--seed",
+                                            "--step-budget", NULL};
+
+int cmd_replay(int argc, char **argv) {
+    gr_error err = GR_ERROR_INIT;
+    const char *json = NULL, *sarif = NULL, *backend = NULL, *target = NULL;
+    bool force = false;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest) return 3;
+    int nrest = search_take_positional(argc, argv, search_value_options, rest, &target);
+    cli_source_options src = {0};
+    const cli_opt_spec specs[] = {
+        {"--json", CLI_VALUE, &json, NULL},     {"--sarif", CLI_VALUE, &sarif, NULL},
+        {"--backend", CLI_VALUE, &backend, NULL}, {"--force", CLI_FLAG, NULL, &force},
+        {NULL, CLI_FLAG, NULL, NULL}};
+    if (!cli_parse("replay", nrest, rest, 2, &src, specs, &err)) {
+        free(rest);
+        return search_fail(&err);
+    }
+    free(rest);
+    if (!target) {
+        gr_fail(&err, GR_ERR_USAGE, "replay needs FILE and a WITNESS file or directory");
+        return search_fail(&err);
+    }
+    char **files = NULL;
+    int nfiles = 0;
+    struct stat st;
+    if (stat(target, &st) != 0) {
+        gr_fail(&err, GR_ERR_IO, "%s: no such file or directory", target);
+        return search_fail(&err);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        list_json(target, &files, &nfiles);
+        char sub[4096];
+        snprintf(sub, sizeof sub, "%s/findings", target);
+        list_json(sub, &files, &nfiles);
+        if (nfiles) qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
+    } else {
+        files = calloc(1, sizeof *files);
+        if (files) files[nfiles++] = strdup(target);
+    }
+    search_session s;
+    search_session_options so = {NULL, false, backend, NULL, NULL, 0, false};
+    int code = -1;
+    gr_report r;
+    gr_report_init(&r);
+    if (!search_session_open(&s, &src, &so, &err)) goto done;
+    r.command = "replay";
+    r.file = gr_report_strdup(&r, src.file);
+    r.kernel = gr_report_strdup(&r, s.kernel->name);
+    uint64_t hash = gr_search_source_hash(&s.target);
+    for (int i = 0; i < nfiles; i++) {
+        gr_witness w;
+        if (!gr_witness_load(&w, files[i], &hash, force, &err)) goto done;
+        int got = 0;
+        bool ok = search_report_witness(&s, &r, &w, files[i], NULL, 0, &got, &err);
+        fprintf(stderr, "replay: %s: %d finding%s\n", files[i], got, got == 1 ? "" : "s");
+        gr_witness_free(&w);
+        if (!ok) goto done;
+    }
+    if (nfiles == 0) fprintf(stderr, "replay: %s: no witnesses\n", target);
+    code = search_report_emit(&r, json, sarif, &err);
+done:
+    if (code < 0) code = search_fail(&err);
+    gr_report_free(&r);
+    search_session_close(&s);
+    for (int i = 0; i < nfiles; i++) free(files[i]);
+    free(files);
+    return code;
+}

@@ -1,0 +1,40 @@
+/* minimize.h — delta debugging over a structured launch: the smallest input that still shows a
+ * finding (`gpurace minimize`, and every new finding of a campaign).
+ *
+ * Reductions, repeated until none applies or the try budget is spent: the simplest schedule
+ * (round-robin), fewer blocks (grid axes toward 1), fewer threads (block axes toward 1, 2, 32,
+ * 33, 64 or half), less dynamic shared memory, scalars toward 0 and small values, buffer
+ * elements set to zero in halving chunks. A candidate must satisfy the spec (when it does not,
+ * it goes once through the codec, which rebuilds buffer lengths from their expressions) and
+ * the predicate, typically "the same signature with the same thread relation reproduces"
+ * (gr_minimize_same_finding). */
+#ifndef GR_SEARCH_MINIMIZE_H
+#define GR_SEARCH_MINIMIZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "corpus/codec.h"
+#include "corpus/launch.h"
+#include "search/runner.h"
+
+typedef bool (*gr_minimize_pred)(void *ctx, const gr_input *candidate);
+
+typedef struct gr_minimize_stats {
+    int tries;    /* predicate evaluations */
+    int accepted; /* reductions kept */
+} gr_minimize_stats;
+
+/* `codec` may be NULL (no repair of candidates that break the spec; those are skipped).
+ * `*out` gets the smallest input found (a copy of `start` at worst). */
+bool gr_minimize_input(const gr_codec *codec, const gr_input *start, gr_minimize_pred pred,
+                       void *ctx, int max_tries, gr_input *out, gr_minimize_stats *stats,
+                       gr_error *err);
+
+/* Minimizes for "a finding with `signature` and relation `rel` reproduces on `runner`". */
+bool gr_minimize_same_finding(gr_runner *runner, const gr_codec *codec, const gr_input *start,
+                              uint64_t signature, gr_search_relation rel, int max_tries,
+                              gr_input *out, gr_minimize_stats *stats, gr_error *err);
+
+#endif

@@ -1,0 +1,48 @@
+/* target.h — the kernel a search works on, and what the search hands back for one finding:
+ * a witness file (corpus/witness.h) and, for CUDA sources, a reproducer .cu (corpus/export.h).
+ *
+ * The target bundles what every search command needs from the loaded kernel file: the module,
+ * the chosen kernel's signature, its source text (for hashes, source lines and reproducers)
+ * and a source map for file:line of instructions. */
+#ifndef GR_SEARCH_TARGET_H
+#define GR_SEARCH_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "corpus/witness.h"
+#include "exec/backend.h"
+#include "jit/ptx/ptx_ir.h"
+#include "jit/ptx/ptx_srcmap.h"
+#include "jit/signature/signature.h"
+
+typedef struct gr_search_target {
+    const ptx_module *module;
+    const gr_kernel_sig *kernel;
+    const char *source;      /* the .cu text, or NULL for a .ptx input */
+    const char *ptx;         /* the PTX text */
+    const char *file;        /* the path the user named */
+    ptx_srcmap *srcmap;      /* may be NULL */
+    const char *const *compile_options;
+    int ncompile_options;
+    const char *tool_version;
+} gr_search_target;
+
+/* FNV-1a 64 of the source (of the PTX text for a .ptx input): the witnesses' kernel hash. */
+uint64_t gr_search_source_hash(const gr_search_target *t);
+
+/* A witness of `in` holding the findings of `res` whose signature is `only` (0: every finding;
+ * duplicates by signature are left out). The finding with signature `only` comes first, so the
+ * corpus names the file after it. */
+bool gr_search_make_witness(const gr_search_target *t, const gr_input *in,
+                            const gr_launch_result *res, uint64_t only, const char *backend,
+                            gr_witness *w, gr_error *err);
+
+/* Saves `w` as DIR/<class>-<signature of its first finding>.json (DIR is created when
+ * missing) and, when the target has a CUDA source, the reproducer next to it (same name, .cu).
+ * Paths (optional) are malloc'ed. */
+bool gr_search_save_finding(const gr_search_target *t, const char *dir, const gr_witness *w,
+                            char **witness_path, char **repro_path, gr_error *err);
+
+#endif
