@@ -6,6 +6,8 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "common/strbuf.h"
+#include "corpus/spec.h"
 
 static const char *param_kind_name(gr_param_kind k) {
     switch (k) {
@@ -62,10 +64,37 @@ static void print_kernel(const cli_loaded *l, const gr_kernel_sig *k, const char
     (void)l;
 }
 
+/* --spec: the spec gpurace would infer for one kernel, as JSON to edit and pass back with
+ * --spec F; what it assumed goes to standard error. */
+static int print_inferred_spec(const cli_loaded *l, const char *kernel, gr_error *err) {
+    const gr_kernel_sig *k = gr_kernel_select(&l->kernels, kernel, err);
+    if (!k) return -1;
+    gr_spec spec;
+    if (!gr_spec_infer(&spec, k, err)) return -1;
+    gr_strbuf out = GR_STRBUF_INIT, notes = GR_STRBUF_INIT;
+    int code = -1;
+    if (gr_spec_to_json(&spec, &out, err)) {
+        gr_spec_print_assumptions(&spec, &notes);
+        fputs(gr_strbuf_cstr(&notes), stderr);
+        fputs(gr_strbuf_cstr(&out), stdout);
+        if (out.len && out.data[out.len - 1] != '\n') fputc('\n', stdout);
+        code = 0;
+    }
+    gr_strbuf_free(&out);
+    gr_strbuf_free(&notes);
+    gr_spec_free(&spec);
+    return code;
+}
+
 int cmd_info(int argc, char **argv) {
     cli_source_options src = {0};
     gr_error err = GR_ERROR_INIT;
-    if (!cli_parse("info", argc, argv, 2, &src, NULL, &err)) {
+    bool want_spec = false;
+    const cli_opt_spec specs[] = {
+        {"--spec", CLI_FLAG, NULL, &want_spec},
+        {NULL, CLI_FLAG, NULL, NULL},
+    };
+    if (!cli_parse("info", argc, argv, 2, &src, specs, &err)) {
         gr_error_print(&err, stderr);
         int code = gr_error_exit_code(&err);
         gr_error_clear(&err);
@@ -79,6 +108,16 @@ int cmd_info(int argc, char **argv) {
         return code;
     }
     int code = 0;
+    if (want_spec) {
+        code = print_inferred_spec(&l, src.kernel, &err);
+        if (code < 0) {
+            gr_error_print(&err, stderr);
+            code = gr_error_exit_code(&err);
+        }
+        gr_error_clear(&err);
+        cli_loaded_free(&l);
+        return code;
+    }
     const char *how = l.compiled.used == GR_COMPILER_AUTO ? "PTX input"
                                                           : gr_compiler_name(l.compiled.used);
     printf("%s: %d kernel%s (%s, %s, %s)\n", src.file, l.kernels.count,

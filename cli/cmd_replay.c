@@ -117,7 +117,8 @@ bool search_report_witness(search_session *s, gr_report *r, const gr_witness *w,
         bufs[i] = (gr_report_buffer){in->buffers[i].name, PTX_SPACE_GLOBAL, addr[i],
                                      in->buffers[i].bytes,
                                      (uint32_t)gr_elem_size(in->buffers[i].type)};
-    gr_report_exec_context ctx = {s->loaded.module, s->srcmap, bufs, bufs ? in->nbuffers : 0, NULL};
+    gr_report_exec_context ctx = {s->loaded.module, s->srcmap, bufs, bufs ? in->nbuffers : 0,
+                                  s->target.file};
     bool ok = true;
     for (int i = 0; i < res.nfindings && ok; i++) {
         const gr_finding *f = &res.findings[i];

@@ -22,9 +22,11 @@ static const char source_options_help[] =
     "  -I DIR, -D NAME[=V]  include directories and macro definitions for the compiler\n";
 
 static const command commands[] = {
-    {"info", cmd_info, "gpurace info FILE [--kernel K]",
+    {"info", cmd_info, "gpurace info FILE [--kernel K] [--spec]",
      "Lists the kernels FILE defines with their parameters (names and C types), static and\n"
-     "dynamic shared memory, entry attributes and instruction counts.\n"},
+     "dynamic shared memory, entry attributes and instruction counts. With --spec, prints the\n"
+     "spec gpurace infers for the kernel (launch ranges, scalar ranges, buffer sizes) as JSON to\n"
+     "edit and pass to fuzz with --spec F; the assumptions go to standard error.\n"},
     {"ptx", cmd_ptx, "gpurace ptx FILE [--instrument] [--source-faithful] [-o OUT]",
      "Prints the PTX gpurace analyses, printed back from its IR. With --instrument, every\n"
      "global/shared/generic memory access, barrier, warp synchronization, fence, warp\n"

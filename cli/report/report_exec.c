@@ -215,6 +215,19 @@ bool gr_report_add_exec_finding(gr_report *r, const gr_report_exec_context *ctx,
         rf.relation = gr_report_relation_of(r->launch.block, &rf.primary.thread,
                                             &rf.secondary.thread);
     }
+    /* A read and a write of one element on one source line is almost always `x += v` run by
+     * several threads: say what fixes it, not only which synchronization is missing. */
+    char rmw_hint[512];
+    if (is_race && rf.has_secondary && !rf.scoped && rf.primary.file && rf.secondary.file &&
+        rf.primary.line == rf.secondary.line && strcmp(rf.primary.file, rf.secondary.file) == 0 &&
+        (rf.kind == GR_REPORT_KIND_RAW || rf.kind == GR_REPORT_KIND_WAR)) {
+        snprintf(rmw_hint, sizeof rmw_hint,
+                 "%s; this line reads and writes the same element in several threads (a "
+                 "read-modify-write such as x += v): make it one atomic operation (atomicAdd, "
+                 "atomicMax, ...) or give each thread its own element",
+                 rf.synchronization ? rf.synchronization : "nothing orders the two accesses");
+        rf.synchronization = rmw_hint;
+    }
     resolve_object(ctx, &rf);
     bool ok = gr_report_add(r, &rf, err) != NULL;
     gr_strbuf_free(&s[0].ptx);

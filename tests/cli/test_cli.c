@@ -155,3 +155,15 @@ Test(cli, source_faithful_mode_reported) {
     ASSERT_HAS(r, "source-faithful -G");
     free(r.out);
 }
+
+Test(cli, info_spec_prints_valid_inferred_spec) {
+    run_result r = run("info " DATA "two_kernels.cu --kernel saxpy --spec");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    ASSERT_HAS(r, "assumed: ");
+    ASSERT_HAS(r, "\"x\"");
+    free(r.out);
+    r = run("info " DATA "two_kernels.cu --spec");
+    cr_assert_eq(r.status, 2, "two kernels: --spec needs --kernel\n%s", r.out);
+    ASSERT_HAS(r, "choose one with --kernel");
+    free(r.out);
+}
