@@ -99,7 +99,7 @@ int main(int argc, char **argv) {
             snprintf(cmd, sizeof cmd,
                      "'%s' fuzz '%s/tests/kernels/%s.cu' --spec '%s/tests/search/specs/%s.json' "
                      "--time 20 --seed %d --stop-on-first --findings /tmp/bench-fuzz-%d >/dev/null 2>&1; "
-                     "rm -rf /tmp/bench-fuzz-%d",
+                     "st=$?; rm -rf /tmp/bench-fuzz-%d; exit $st", /* the status is gpurace's */
                      driver, GR_SOURCE_DIR, kernels[i][0], GR_SOURCE_DIR, kernels[i][1], seed,
                      (int)getpid(), (int)getpid());
             double t0 = now_s();
