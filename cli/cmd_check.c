@@ -43,8 +43,8 @@ typedef struct named_value {
 
 typedef struct check_options {
     const char *grid, *block, *shared, *schedule, *backend, *detector, *warp_model, *json;
-    const char *sarif, *suppressions, *fail_on;
-    bool quiet, verbose;
+    const char *sarif, *suppressions, *fail_on, *input;
+    bool quiet, verbose, force;
     const char *step_budget;
     named_value args[CHECK_MAX_ARGS];
     int nargs;
@@ -484,6 +484,38 @@ done:
     return code;
 }
 
+/* `check FILE --input WITNESS` runs the launch a witness recorded: that is `replay FILE WITNESS`
+ * for one witness, so it is handed over with the same options. The launch, arguments, buffers
+ * and schedule come from the witness; options that would describe another launch are refused. */
+static int check_input(int argc, char **argv, const check_options *o) {
+    gr_error err = GR_ERROR_INIT;
+    if (o->grid || o->block || o->shared || o->schedule || o->nargs || o->detector ||
+        o->warp_model || o->step_budget || o->suppressions || o->fail_on || o->quiet || o->verbose) {
+        gr_fail(&err, GR_ERR_USAGE,
+                "--input takes the launch, arguments and schedule from the witness: leave out "
+                "--grid, --block, --shared, --arg, --schedule, --detector, --warp-model, "
+                "--step-budget, --suppressions, --fail-on, --quiet and --verbose");
+        return fail(&err);
+    }
+    char **rv = calloc((size_t)argc + 2, sizeof *rv);
+    if (!rv) return 3;
+    int n = 0;
+    rv[n++] = argv[0];
+    rv[n++] = "replay";
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--input") == 0) {
+            i++;
+            continue;
+        }
+        if (strncmp(argv[i], "--input=", 8) == 0) continue;
+        rv[n++] = argv[i];
+    }
+    rv[n++] = (char *)o->input; /* replay's second positional argument: the witness */
+    int code = cmd_replay(n, rv);
+    free(rv);
+    return code;
+}
+
 int cmd_check(int argc, char **argv) {
     check_options o;
     memset(&o, 0, sizeof o);
@@ -510,11 +542,15 @@ int cmd_check(int argc, char **argv) {
         {"--fail-on", CLI_VALUE, &o.fail_on, NULL},
         {"--quiet", CLI_FLAG, NULL, &o.quiet},
         {"--verbose", CLI_FLAG, NULL, &o.verbose},
+        {"--input", CLI_VALUE, &o.input, NULL},
+        {"--force", CLI_FLAG, NULL, &o.force},
         {NULL, CLI_FLAG, NULL, NULL},
     };
     if (!extract_args(argc, argv, &o, rest, &nrest, &err) ||
         !cli_parse("check", nrest, rest, 2, &src, specs, &err)) {
         code = fail(&err);
+    } else if (o.input) {
+        code = check_input(argc, argv, &o);
     } else {
         code = run_check(&o, &src, &err);
         if (code < 0) code = fail(&err);

@@ -35,13 +35,15 @@ static const command commands[] = {
     {"check", cmd_check,
      "gpurace check FILE [--kernel K] --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES]\n"
      "              [--arg NAME=VALUE]... [--schedule S] [--backend auto|sim]\n"
-     "              [--detector fsm|hb] [--warp-model its|lockstep] [--json F]",
+     "              [--detector fsm|hb] [--warp-model its|lockstep] [--json F] [--sarif F]\n"
+     "       gpurace check FILE --input WITNESS [--force] [--json F] [--sarif F]",
      "Runs one launch of the kernel under the race detector and reports every finding (data\n"
      "race, barrier divergence, out-of-bounds access, hang, fault) with its source lines.\n"
      "--arg NAME=VALUE sets a scalar, or a buffer as buffer(TYPE,COUNT[,INIT]) with INIT one of\n"
      "zeros, ones, iota, random, const:V, values:a;b;c. --schedule picks the interleaving:\n"
      "rr[:Q], random:SEED[:Q], serial, pct:SEED[:DEPTH], reverse[:Q]. --json F writes the\n"
-     "findings as JSON ('-' for standard output).\n"},
+     "findings as JSON ('-' for standard output). --input WITNESS runs the launch a witness\n"
+     "recorded (as replay does), --force even when it was recorded for another version of FILE.\n"},
     {"fuzz", cmd_fuzz,
      "gpurace fuzz FILE [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
      "             [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]\n"

@@ -167,3 +167,37 @@ Test(cli, info_spec_prints_valid_inferred_spec) {
     ASSERT_HAS(r, "choose one with --kernel");
     free(r.out);
 }
+
+Test(cli, fuzz_then_check_input_reproduces_the_witness, .timeout = 240) {
+    char dir[] = "/tmp/gr_cli_findingsXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char args[1024];
+    snprintf(args, sizeof args,
+             "fuzz " GR_SOURCE_DIR "/examples/histogram_race.cu --time 60 --seed 1 "
+             "--stop-on-first --findings %s",
+             dir);
+    run_result r = run(args);
+    cr_assert_eq(r.status, 1, "fuzz finds the example's race:\n%s", r.out);
+    ASSERT_HAS(r, "atomic"); /* the report says what to fix */
+    free(r.out);
+    char witness[1200] = "";
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "ls %s/race-*.json", dir);
+    FILE *ls = popen(cmd, "r");
+    cr_assert(ls && fgets(witness, sizeof witness, ls), "a witness was saved");
+    pclose(ls);
+    witness[strcspn(witness, "\n")] = '\0';
+    snprintf(args, sizeof args, "check " GR_SOURCE_DIR "/examples/histogram_race.cu --input %s",
+             witness);
+    r = run(args);
+    cr_assert_eq(r.status, 1, "the saved launch reproduces the race:\n%s", r.out);
+    ASSERT_HAS(r, "data race");
+    free(r.out);
+    snprintf(args, sizeof args,
+             "check " GR_SOURCE_DIR "/examples/histogram_race.cu --input %s --grid 4", witness);
+    r = run(args);
+    cr_assert_eq(r.status, 2, "--input with a launch option is a usage error:\n%s", r.out);
+    free(r.out);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
