@@ -21,14 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/report/report.h"
 #include "cli/report/report_exec.h"
-#include "cli/report/suppress.h"
+#include "cli/report_opts.h"
 #include "exec/backend.h"
 #include "exec/sim/sim.h"
 #include "jit/ptx/ptx_srcmap.h"
@@ -42,9 +41,10 @@ typedef struct named_value {
 } named_value;
 
 typedef struct check_options {
-    const char *grid, *block, *shared, *schedule, *backend, *detector, *warp_model, *json;
-    const char *sarif, *suppressions, *fail_on, *input;
-    bool quiet, verbose, force;
+    const char *grid, *block, *shared, *schedule, *backend, *detector, *warp_model;
+    const char *input;
+    bool force;
+    cli_report_options report;
     const char *step_budget;
     named_value args[CHECK_MAX_ARGS];
     int nargs;
@@ -240,28 +240,12 @@ static bool is_float_type(const gr_kernel_param *p) {
 
 /* ---- reporting (cli/report) ------------------------------------------------------------------ */
 
-static const char *srcmap_line(void *ctx, const char *file, int line) {
-    return ptx_srcmap_line_text((ptx_srcmap *)ctx, file, line);
-}
-
-/* Turns the launch result into the user's report: grouped diagnostics on stdout (or just the
- * summary with --quiet), JSON and SARIF files on request, suppressions applied. Returns the exit
- * status of the contract (0 or 1), or -1 with `err` set. */
+/* Turns the launch result into the user's report (cli/report_opts.h does the rest). Returns
+ * the exit status of the contract (0 or 1), or -1 with `err` set. */
 static int report_result(const check_options *o, const cli_source_options *src,
                          const cli_loaded *l, const gr_kernel_sig *k, const gr_launch *L,
                          const char *sched, ptx_srcmap *sm, const gr_report_buffer *bufs,
                          int nbufs, const gr_launch_result *res, gr_error *err) {
-    gr_fail_on fail_on = GR_FAIL_ON_ANY;
-    if (o->fail_on && !gr_fail_on_parse(o->fail_on, &fail_on, err)) return -1;
-    gr_suppressions *rules = NULL;
-    if (o->suppressions) {
-        rules = gr_suppressions_new();
-        if (!rules) return gr_fail(err, GR_ERR_NOMEM, "out of memory"), -1;
-        if (!gr_suppressions_load(rules, o->suppressions, err)) {
-            gr_suppressions_free(rules);
-            return -1;
-        }
-    }
     gr_report rep;
     gr_report_init(&rep);
     rep.tool_version = GPURACE_VERSION;
@@ -283,42 +267,16 @@ static int report_result(const check_options *o, const cli_source_options *src,
     gr_report_set_launch(&rep, &launch);
     gr_report_exec_context ctx = {l->module, sm, bufs, nbufs, src->file};
     int code = -1;
-    gr_strbuf out = GR_STRBUF_INIT, warnings = GR_STRBUF_INIT;
-    if (!gr_report_add_launch_result(&rep, &ctx, res, err)) goto done;
-    gr_suppress_options so = {rules, true, srcmap_line, sm, &warnings};
-    gr_report_apply_suppressions(&rep, &so);
-    if (warnings.len) fputs(gr_strbuf_cstr(&warnings), stderr);
-
-    bool color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-    gr_report_text_options to = {color, o->quiet ? GR_REPORT_QUIET
-                                        : o->verbose ? GR_REPORT_VERBOSE : GR_REPORT_NORMAL, 0};
-    bool json_to_stdout = o->json && strcmp(o->json, "-") == 0;
-    if (!json_to_stdout) {
-        gr_report_render_text(&rep, &to, &out);
-        if (!o->quiet)
-            gr_strbuf_appendf(&out, "%s: kernel %s, grid (%u,%u,%u), block (%u,%u,%u), "
-                              "schedule %s: %" PRIu64 " thread-instructions\n",
-                              src->file, k->name, L->grid.x, L->grid.y, L->grid.z, L->block.x,
-                              L->block.y, L->block.z, sched, res->thread_instructions);
-        fputs(gr_strbuf_cstr(&out), stdout);
+    if (gr_report_add_launch_result(&rep, &ctx, res, err)) {
+        char trailer[512];
+        snprintf(trailer, sizeof trailer,
+                 "%s: kernel %s, grid (%u,%u,%u), block (%u,%u,%u), schedule %s: %" PRIu64
+                 " thread-instructions\n",
+                 src->file, k->name, L->grid.x, L->grid.y, L->grid.z, L->block.x, L->block.y,
+                 L->block.z, sched, res->thread_instructions);
+        code = cli_report_emit(&rep, &o->report, sm, trailer, err);
     }
-    if (o->json) {
-        gr_strbuf_reset(&out);
-        if (!gr_report_render_json(&rep, &out, err) || !gr_report_write(o->json, &out, err))
-            goto done;
-    }
-    if (o->sarif) {
-        gr_strbuf_reset(&out);
-        gr_report_sarif_options sarif = {NULL, NULL};
-        if (!gr_report_render_sarif(&rep, &sarif, &out, err) || !gr_report_write(o->sarif, &out, err))
-            goto done;
-    }
-    code = gr_report_exit_status(&rep, fail_on);
-done:
-    gr_strbuf_free(&out);
-    gr_strbuf_free(&warnings);
     gr_report_free(&rep);
-    gr_suppressions_free(rules);
     return code;
 }
 
@@ -490,11 +448,11 @@ done:
 static int check_input(int argc, char **argv, const check_options *o) {
     gr_error err = GR_ERROR_INIT;
     if (o->grid || o->block || o->shared || o->schedule || o->nargs || o->detector ||
-        o->warp_model || o->step_budget || o->suppressions || o->fail_on || o->quiet || o->verbose) {
+        o->warp_model || o->step_budget) {
         gr_fail(&err, GR_ERR_USAGE,
                 "--input takes the launch, arguments and schedule from the witness: leave out "
-                "--grid, --block, --shared, --arg, --schedule, --detector, --warp-model, "
-                "--step-budget, --suppressions, --fail-on, --quiet and --verbose");
+                "--grid, --block, --shared, --arg, --schedule, --detector, --warp-model and "
+                "--step-budget");
         return fail(&err);
     }
     char **rv = calloc((size_t)argc + 2, sizeof *rv);
@@ -536,12 +494,7 @@ int cmd_check(int argc, char **argv) {
         {"--detector", CLI_VALUE, &o.detector, NULL},
         {"--warp-model", CLI_VALUE, &o.warp_model, NULL},
         {"--step-budget", CLI_VALUE, &o.step_budget, NULL},
-        {"--json", CLI_VALUE, &o.json, NULL},
-        {"--sarif", CLI_VALUE, &o.sarif, NULL},
-        {"--suppressions", CLI_VALUE, &o.suppressions, NULL},
-        {"--fail-on", CLI_VALUE, &o.fail_on, NULL},
-        {"--quiet", CLI_FLAG, NULL, &o.quiet},
-        {"--verbose", CLI_FLAG, NULL, &o.verbose},
+        CLI_REPORT_OPT_SPECS(&o.report),
         {"--input", CLI_VALUE, &o.input, NULL},
         {"--force", CLI_FLAG, NULL, &o.force},
         {NULL, CLI_FLAG, NULL, NULL},

@@ -1,6 +1,7 @@
 /* gpurace fuzz FILE [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]
  *               [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]
- *               [--json F] [--sarif F] [-- libFuzzer flags]
+ *               [--json F] [--sarif F] [--suppressions F] [--fail-on race|any|none]
+ *               [--quiet] [--verbose] [-- libFuzzer flags]
  *
  * The race search. Genomes decode under the kernel's spec (inferred when --spec is absent; the
  * assumptions are printed) into complete launches; libFuzzer evolves them, guided by the
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/report_opts.h"
 #include "cli/search_cli.h"
 #include "corpus/corpus_dir.h"
 #include "corpus/generate.h"
@@ -317,9 +319,10 @@ static char *witness_for(const char *dir, uint64_t sig) {
 int cmd_fuzz(int argc, char **argv) {
     gr_error err = GR_ERROR_INIT;
     const char *spec = NULL, *backend = NULL, *time_s = NULL, *runs_s = NULL, *corpus = NULL,
-               *findings = NULL, *jobs_s = NULL, *json = NULL, *sarif = NULL, *seed_s = NULL,
+               *findings = NULL, *jobs_s = NULL, *seed_s = NULL,
                *warp_model = NULL, *detector = NULL;
-    bool stop_on_first = false, verbose = false;
+    bool stop_on_first = false;
+    cli_report_options report = {0};
     int split = argc;
     for (int i = 2; i < argc; i++)
         if (strcmp(argv[i], "--") == 0) {
@@ -331,11 +334,11 @@ int cmd_fuzz(int argc, char **argv) {
         {"--spec", CLI_VALUE, &spec, NULL},       {"--backend", CLI_VALUE, &backend, NULL},
         {"--time", CLI_VALUE, &time_s, NULL},     {"--runs", CLI_VALUE, &runs_s, NULL},
         {"--corpus", CLI_VALUE, &corpus, NULL},   {"--findings", CLI_VALUE, &findings, NULL},
-        {"--jobs", CLI_VALUE, &jobs_s, NULL},     {"--json", CLI_VALUE, &json, NULL},
-        {"--sarif", CLI_VALUE, &sarif, NULL},     {"--seed", CLI_VALUE, &seed_s, NULL},
+        {"--jobs", CLI_VALUE, &jobs_s, NULL},     CLI_REPORT_OPT_SPECS(&report),
+        {"--seed", CLI_VALUE, &seed_s, NULL},
         {"--warp-model", CLI_VALUE, &warp_model, NULL}, {"--detector", CLI_VALUE, &detector, NULL},
         {"--stop-on-first", CLI_FLAG, NULL, &stop_on_first},
-        {"--verbose", CLI_FLAG, NULL, &verbose},
+
         {NULL, CLI_FLAG, NULL, NULL}};
     if (!cli_parse("fuzz", split, argv, 2, &src, specs, &err)) return search_fail(&err);
     uint64_t seconds = 0, runs = 0, jobs = 1, seed = 1;
@@ -406,7 +409,7 @@ int cmd_fuzz(int argc, char **argv) {
     w.findings_dir = findings_dir;
     w.log_dir = workdir;
     w.stop_on_first = stop_on_first;
-    w.verbose = verbose;
+    w.verbose = report.verbose;
     w.passthrough = argv + split + 1;
     w.npassthrough = split < argc ? argc - split - 1 : 0;
     fprintf(stderr, "fuzz: kernel %s, backend %s, %s%s, %d job%s, findings in %s\n", s.kernel->name,
@@ -446,7 +449,7 @@ int cmd_fuzz(int argc, char **argv) {
         free(rp);
         if (!ok) goto done;
     }
-    code = search_report_emit(&r, json, sarif, &err);
+    code = cli_report_emit(&r, &report, s.srcmap, NULL, &err);
 done:
     if (code < 0) code = search_fail(&err);
     gr_report_free(&r);

@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/report/report_exec.h"
+#include "cli/report_opts.h"
 #include "cli/search_cli.h"
 
 
@@ -138,29 +139,6 @@ bool search_report_witness(search_session *s, gr_report *r, const gr_witness *w,
     return ok;
 }
 
-int search_report_emit(gr_report *r, const char *json, const char *sarif, gr_error *err) {
-    gr_strbuf text = GR_STRBUF_INIT;
-    gr_report_text_options to = {isatty(1) && !getenv("NO_COLOR"), GR_REPORT_NORMAL, 0};
-    gr_report_render_text(r, &to, &text);
-    fputs(gr_strbuf_cstr(&text), stdout);
-    fflush(stdout);
-    gr_strbuf_free(&text);
-    if (json) {
-        gr_strbuf j = GR_STRBUF_INIT;
-        bool ok = gr_report_render_json(r, &j, err) && gr_report_write(json, &j, err);
-        gr_strbuf_free(&j);
-        if (!ok) return -1;
-    }
-    if (sarif) {
-        gr_strbuf j = GR_STRBUF_INIT;
-        gr_report_sarif_options so = {NULL, NULL};
-        bool ok = gr_report_render_sarif(r, &so, &j, err) && gr_report_write(sarif, &j, err);
-        gr_strbuf_free(&j);
-        if (!ok) return -1;
-    }
-    return gr_report_exit_status(r, GR_FAIL_ON_ANY);
-}
-
 /* ---- replay ---------------------------------------------------------------------------------- */
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -217,14 +195,15 @@ const char *const search_value_options[] = {"--kernel", "--arch", "--compiler", 
 
 int cmd_replay(int argc, char **argv) {
     gr_error err = GR_ERROR_INIT;
-    const char *json = NULL, *sarif = NULL, *backend = NULL, *target = NULL;
+    const char *backend = NULL, *target = NULL;
     bool force = false;
+    cli_report_options report = {0};
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest) return 3;
     int nrest = search_take_positional(argc, argv, search_value_options, rest, &target);
     cli_source_options src = {0};
     const cli_opt_spec specs[] = {
-        {"--json", CLI_VALUE, &json, NULL},     {"--sarif", CLI_VALUE, &sarif, NULL},
+        CLI_REPORT_OPT_SPECS(&report),
         {"--backend", CLI_VALUE, &backend, NULL}, {"--force", CLI_FLAG, NULL, &force},
         {NULL, CLI_FLAG, NULL, NULL}};
     if (!cli_parse("replay", nrest, rest, 2, &src, specs, &err)) {
@@ -273,7 +252,7 @@ int cmd_replay(int argc, char **argv) {
         if (!ok) goto done;
     }
     if (nfiles == 0) fprintf(stderr, "replay: %s: no witnesses\n", target);
-    code = search_report_emit(&r, json, sarif, &err);
+    code = cli_report_emit(&r, &report, s.srcmap, NULL, &err);
 done:
     if (code < 0) code = search_fail(&err);
     gr_report_free(&r);

@@ -60,8 +60,6 @@ bool search_report_witness(search_session *s, gr_report *r, const gr_witness *w,
                            const char *witness_path, const char *repro_path, uint64_t only,
                            int *reproduced, gr_error *err);
 
-/* Text to stdout, JSON/SARIF files when named; returns the contract's exit status (0 or 1). */
-int search_report_emit(gr_report *r, const char *json, const char *sarif, gr_error *err);
 
 /* Prints err and returns its exit status. */
 int search_fail(gr_error *err);
