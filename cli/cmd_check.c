@@ -29,7 +29,7 @@
 #include "cli/report/report_exec.h"
 #include "cli/report_opts.h"
 #include "exec/backend.h"
-#include "exec/sim/sim.h"
+#include "exec/gpu/gpu.h"
 #include "jit/ptx/ptx_srcmap.h"
 
 enum { CHECK_MAX_ARGS = 64 };
@@ -244,8 +244,9 @@ static bool is_float_type(const gr_kernel_param *p) {
  * the exit status of the contract (0 or 1), or -1 with `err` set. */
 static int report_result(const check_options *o, const cli_source_options *src,
                          const cli_loaded *l, const gr_kernel_sig *k, const gr_launch *L,
-                         const char *sched, ptx_srcmap *sm, const gr_report_buffer *bufs,
-                         int nbufs, const gr_launch_result *res, gr_error *err) {
+                         const char *sched, bool on_gpu, ptx_srcmap *sm,
+                         const gr_report_buffer *bufs, int nbufs, const gr_launch_result *res,
+                         gr_error *err) {
     gr_report rep;
     gr_report_init(&rep);
     rep.tool_version = GPURACE_VERSION;
@@ -260,7 +261,7 @@ static int report_result(const check_options *o, const cli_source_options *src,
         .block = {L->block.x, L->block.y, L->block.z},
         .shared_bytes = L->dynamic_shared,
         .schedule = sched,
-        .backend = "sim",
+        .backend = on_gpu ? "gpu" : "sim",
         .detector = !L->detect ? "none" : L->detector == GR_DETECTOR_HB ? "hb" : "fsm",
         .warp_model = L->warp_model == GR_WARP_LOCKSTEP ? "lockstep" : "its",
     };
@@ -296,9 +297,10 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
         L.dynamic_shared = (uint32_t)v;
     }
     if (o->step_budget && !parse_u64("--step-budget", o->step_budget, &L.step_budget, err)) return -1;
-    if (o->backend && strcmp(o->backend, "sim") != 0 && strcmp(o->backend, "auto") != 0)
-        return gr_fail(err, GR_ERR_USAGE, "--backend %s: this build of check runs the simulator "
-                       "('sim' or 'auto')", o->backend), -1;
+    const char *backend = o->backend ? o->backend : "auto";
+    if (strcmp(backend, "sim") != 0 && strcmp(backend, "auto") != 0 && strcmp(backend, "gpu") != 0)
+        return gr_fail(err, GR_ERR_USAGE, "--backend must be auto, gpu or sim, not '%s'", backend),
+               -1;
     L.detect = true;
     L.detector = GR_DETECTOR_FSM;
     if (o->detector) {
@@ -311,6 +313,13 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
         if (strcmp(o->warp_model, "its") == 0) L.warp_model = GR_WARP_ITS;
         else if (strcmp(o->warp_model, "lockstep") == 0) L.warp_model = GR_WARP_LOCKSTEP;
         else return gr_fail(err, GR_ERR_USAGE, "--warp-model must be its or lockstep"), -1;
+    }
+    if (L.detect && L.detector == GR_DETECTOR_HB) {
+        /* the precise detector keeps vector clocks on the host: simulator only */
+        if (strcmp(backend, "gpu") == 0)
+            return gr_fail(err, GR_ERR_USAGE, "--detector hb runs on the simulator only "
+                           "(--backend sim); the GPU backend runs the FSM detector"), -1;
+        backend = "sim";
     }
     if (o->schedule && !gr_schedule_parse(o->schedule, &L.schedule, err)) return -1;
     char sched[64];
@@ -334,7 +343,10 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
         gr_fail(err, GR_ERR_UNSUPPORTED, "kernel %s has too many parameters", k->name);
         goto done;
     }
-    be = gr_sim_backend_new(err);
+    bool on_gpu = false;
+    char note[256] = "";
+    be = gr_backend_open(backend, &on_gpu, note, sizeof note, err);
+    if (be && note[0] && o->report.verbose) fprintf(stderr, "check: %s\n", note);
     if (!be || !gr_backend_load(be, l.module, err)) goto done;
     uint64_t threads = (uint64_t)L.grid.x * L.grid.y * L.grid.z * L.block.x * L.block.y * L.block.z;
     /* scalars first: the largest integer argument sizes the default buffers */
@@ -432,7 +444,7 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     sm = ptx_srcmap_new(l.module);
     if (sm && l.source && src->file) ptx_srcmap_set_file_text(sm, src->file, l.source, strlen(l.source));
     if (res.printf_output && res.printf_len) fputs(res.printf_output, stdout);
-    code = report_result(o, src, &l, k, &L, sched, sm, bufs, nbufs, &res, err);
+    code = report_result(o, src, &l, k, &L, sched, on_gpu, sm, bufs, nbufs, &res, err);
 done:
     gr_launch_result_free(&res);
     if (sm) ptx_srcmap_free(sm);

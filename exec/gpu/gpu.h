@@ -33,7 +33,8 @@ typedef struct gr_gpu_options {
     bool skip_readonly_loads; /* skip loads of parameter buffers no thread writes (readonly.h) */
     const char *cache_dir; /* NULL: $XDG_CACHE_HOME/gpurace or ~/.cache/gpurace; "": no cache */
     int device;            /* CUDA device ordinal */
-    size_t arena_bytes;    /* launch-buffer arena; 0: 1/8 of device memory, at most 8 GiB */
+    size_t arena_bytes;    /* launch-buffer arena; 0: 1/32 of device memory, at most 2 GiB,
+                            * halved while it (and its shadow, twice as large) does not fit */
 } gr_gpu_options;
 
 void gr_gpu_options_default(gr_gpu_options *o);

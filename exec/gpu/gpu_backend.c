@@ -259,16 +259,32 @@ static bool arena_init(gpu_backend *g, gr_error *err) {
     if (cap == 0) {
         size_t total = 0;
         CU_TRY(g, g->cu.DeviceTotalMem(&total, g->dev), "querying device memory", err);
-        cap = total / 8;
-        if (cap > ((size_t)8 << 30)) cap = (size_t)8 << 30;
+        /* modest by default: the shadow takes twice as much, and fuzz workers and parallel
+         * test runs each hold an arena on the same GPU */
+        cap = total / 32;
+        if (cap > ((size_t)2 << 30)) cap = (size_t)2 << 30;
     }
-    cap = (cap + 4095) & ~(size_t)4095;
-    CU_TRY(g, g->cu.MemAlloc(&g->arena, cap), "allocating the launch arena", err);
+    /* Several gpurace processes (fuzz --jobs, parallel test runs) share one GPU: when the
+     * arena and its shadow (twice its size) do not fit in what is free, halve and retry. */
+    enum { MIN_ARENA = 16 << 20 };
+    for (;;) {
+        cap = (cap + 4095) & ~(size_t)4095;
+        const char *what = "allocating the launch arena";
+        CUresult r = g->cu.MemAlloc(&g->arena, cap);
+        if (r == CUDA_SUCCESS && g->opt.instrument) {
+            what = "allocating the shadow arena";
+            r = g->cu.MemAlloc(&g->arena_shadow, cap * 2);
+            if (r != CUDA_SUCCESS) {
+                g->cu.MemFree(g->arena);
+                g->arena = 0;
+            }
+        }
+        if (r == CUDA_SUCCESS) break;
+        if (r != CUDA_ERROR_OUT_OF_MEMORY || cap / 2 < MIN_ARENA || g->opt.arena_bytes)
+            return cu_fail(g, r, what, err);
+        cap /= 2;
+    }
     g->arena_cap = cap;
-    if (g->opt.instrument) {
-        CUresult r = g->cu.MemAlloc(&g->arena_shadow, cap * 2);
-        if (r != CUDA_SUCCESS) return cu_fail(g, r, "allocating the shadow arena", err);
-    }
     return true;
 }
 
