@@ -13,8 +13,8 @@
  *   - an integer parameter is the total number of threads unless `--arg NAME=V` sets it;
  *     a floating-point parameter is 1.0; a by-value struct is zero bytes.
  * A pointer parameter can also be given exactly, as the kernel suite writes it:
- *   --arg NAME=buffer(TYPE,COUNT[,INIT])   TYPE: i8 u8 i16 u16 int unsigned i64 u64 half float
- *   double; INIT: zeros (default), ones, iota, random, const:V, values:a;b;c. The allocation is
+ *   --arg NAME=buffer(TYPE,COUNT[,INIT])   TYPE: i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64 or a C
+ *   spelling (int, unsigned, half, float, double, ...); INIT: zeros (default), ones, iota, random, const:V, values:a;b;c. The allocation is
  *   exactly COUNT elements, so accesses past it are out-of-bounds findings. */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +28,7 @@
 #include "cli/report/report.h"
 #include "cli/report/report_exec.h"
 #include "cli/report_opts.h"
+#include "corpus/launch.h"
 #include "exec/backend.h"
 #include "exec/gpu/gpu.h"
 #include "jit/ptx/ptx_srcmap.h"
@@ -146,10 +147,6 @@ typedef struct buffer_spec {
 } buffer_spec;
 
 static bool parse_buffer_spec(const char *name, const char *text, buffer_spec *b, gr_error *err) {
-    static const struct { const char *name; int size; bool flt; } types[] = {
-        {"i8", 1, false},  {"u8", 1, false},       {"i16", 2, false}, {"u16", 2, false},
-        {"int", 4, false}, {"unsigned", 4, false}, {"i64", 8, false}, {"u64", 8, false},
-        {"half", 2, true}, {"float", 4, true},     {"double", 8, true}};
     memset(b, 0, sizeof *b);
     size_t n = strlen(text);
     if (strncmp(text, "buffer(", 7) != 0 || n < 9 || text[n - 1] != ')')
@@ -166,14 +163,12 @@ static bool parse_buffer_spec(const char *name, const char *text, buffer_spec *b
     } else {
         snprintf(b->init, sizeof b->init, "zeros");
     }
-    bool found = false;
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (strcmp(body, types[i].name) == 0) {
-            b->elem = types[i].size;
-            b->is_float = types[i].flt;
-            found = true;
-        }
-    if (!found) return gr_fail(err, GR_ERR_USAGE, "--arg %s: unknown buffer element type '%s'", name, body);
+    /* the element types of specs and witnesses: i8..u64, f16/f32/f64 and their C spellings */
+    gr_elem_type type;
+    if (!gr_elem_parse(body, &type))
+        return gr_fail(err, GR_ERR_USAGE, "--arg %s: unknown buffer element type '%s'", name, body);
+    b->elem = gr_elem_size(type);
+    b->is_float = gr_elem_is_float(type);
     return parse_u64("buffer COUNT", count, &b->count, err);
 }
 
@@ -185,13 +180,7 @@ static void put_elem(uint8_t *p, const buffer_spec *b, double fv, long long iv) 
             float f = (float)fv;
             memcpy(p, &f, 4);
         } else {
-            /* half: exact for the small integers the suite uses */
-            float f = (float)fv;
-            uint32_t u;
-            memcpy(&u, &f, 4);
-            int e = (int)((u >> 23) & 0xff) - 127 + 15;
-            uint16_t h = (uint16_t)((u >> 16) & 0x8000);
-            if (f != 0.0f && e > 0 && e < 31) h |= (uint16_t)((e << 10) | ((u >> 13) & 0x3ff));
+            uint16_t h = gr_float_to_half((float)fv);
             memcpy(p, &h, 2);
         }
     } else {
