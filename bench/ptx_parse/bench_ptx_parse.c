@@ -14,26 +14,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_clock.h"
 #include "common/file.h"
 #include "common/strbuf.h"
 #include "jit/ptx/ptx_parse.h"
 #include "jit/ptx/ptx_print.h"
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static bool is_ident(int c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
@@ -180,18 +166,18 @@ int main(int argc, char **argv) {
     uint32_t ninsns = 0;
     size_t printed = 0, lines = 0;
     for (int r = 0; r < runs; r++) {
-        double t0 = now();
+        double t0 = gr_bench_now();
         lines = count_lines(text, len);
-        double t1 = now();
+        double t1 = gr_bench_now();
         ptx_module *m = NULL;
         if (!ptx_parser_parse(px, text, len, file ? file : "generated.ptx", &m, &err)) {
             gr_error_print(&err, stderr);
             return 2;
         }
-        double t2 = now();
+        double t2 = gr_bench_now();
         gr_strbuf sb = GR_STRBUF_INIT;
         ptx_print(m, &sb);
-        double t3 = now();
+        double t3 = gr_bench_now();
         base_s[r] = t1 - t0;
         parse_s[r] = t2 - t1;
         print_s[r] = t3 - t2;
@@ -204,7 +190,7 @@ int main(int argc, char **argv) {
     printf("input: %s, %.1f MB, %zu lines, %u instructions, %d runs (median)\n",
            file ? file : code_only ? "generated (code only)" : "generated from tests/jit_ptx/data", mb, lines, ninsns, runs);
     printf("%-28s %10s %10s\n", "step", "seconds", "MB/s");
-    double b = median(base_s, runs), p = median(parse_s, runs), q = median(print_s, runs);
+    double b = gr_bench_median(base_s, runs), p = gr_bench_median(parse_s, runs), q = gr_bench_median(print_s, runs);
     printf("%-28s %10.4f %10.1f\n", "baseline: memchr line split", b, mb / b);
     printf("%-28s %10.4f %10.1f\n", "ptx_parse", p, mb / p);
     printf("%-28s %10.4f %10.1f\n", "ptx_print (output MB/s)", q, (double)printed / (1024.0 * 1024.0) / q);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_clock.h"
 #include "exec/backend.h"
 #include "exec/sim/sim.h"
 #include "jit/compile/compile.h"
@@ -47,21 +48,6 @@ static const char kernels[] =
 
 enum { BLOCKS = 8, THREADS = 256, N = BLOCKS * THREADS, REPS = 5 };
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
 
 /* ---- native baselines: the same per-thread work as the kernels ------------------------- */
 
@@ -186,12 +172,12 @@ int main(void) {
                 L.detector = GR_DETECTOR_FSM;
                 L.step_budget = 4000000000ull;
                 gr_launch_result res;
-                double t0 = now();
+                double t0 = gr_bench_now();
                 if (!gr_backend_launch(be, &L, &res, &err)) {
                     gr_error_print(&err, stderr);
                     return 1;
                 }
-                double dt = now() - t0;
+                double dt = gr_bench_now() - t0;
                 if (res.status != GR_EXEC_OK || res.nfindings)
                     fprintf(stderr, "warning: %s: status %s, %d findings\n", bc->kernel,
                             gr_exec_status_name(res.status), res.nfindings);
@@ -200,13 +186,13 @@ int main(void) {
                 gr_launch_result_free(&res);
             }
         for (int r = 0; r < REPS; r++) {
-            double t0 = now();
+            double t0 = gr_bench_now();
             if (c == 0) native_arith(bc->iters);
             else if (c == 1) native_memory(in, out, n, bc->iters);
             else native_divergent(bc->iters);
-            native[r] = (double)insns / (now() - t0) / 1e6;
+            native[r] = (double)insns / (gr_bench_now() - t0) / 1e6;
         }
-        double on = median(rate[0], REPS), off = median(rate[1], REPS), nat = median(native, REPS);
+        double on = gr_bench_median(rate[0], REPS), off = gr_bench_median(rate[1], REPS), nat = gr_bench_median(native, REPS);
         printf("%-36s %14.1f %14.1f %14.1f %9.1fx %8.0f%s\n", bc->name, on, off, nat, nat / on,
                bc->target, on >= bc->target ? "" : "  (below target)");
     }
