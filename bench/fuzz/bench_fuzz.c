@@ -3,7 +3,7 @@
  *      three kernel sizes (loop iterations 4, 24, 96: ~40, ~200, ~800 instructions per thread);
  *   2. time to first race of `fuzz --stop-on-first` per suite search kernel (tests/search/specs),
  *      over 3 seeds: median and max.
- * usage: bench_fuzz [PATH-TO-SEARCH-BINARY] */
+ * usage: bench_fuzz [PATH-TO-GPURACE] (default: the gpurace of this build) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,15 +12,10 @@
 #include <unistd.h>
 
 #include "cli/load.h"
+#include "bench/bench_clock.h"
 #include "corpus/codec.h"
 #include "search/feedback.h"
 #include "search/runner.h"
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void exec_rate(int iters) {
     cli_source_options src;
@@ -49,8 +44,8 @@ static void exec_rate(int iters) {
     size_t gn = gr_codec_genome_size(&codec);
     uint8_t *g = calloc(gn + 1, 1), *counters = calloc(GR_FEEDBACK_DEFAULT_SIZE, 1);
     uint64_t execs = 0, instr = 0;
-    double start = now_s();
-    while (now_s() - start < 2.0) {
+    double start = gr_bench_now();
+    while (gr_bench_now() - start < 2.0) {
         gr_codec_mutate(&codec, g, gn, gn, execs * 7919u + 1);
         gr_input in;
         gr_launch_result res;
@@ -64,7 +59,7 @@ static void exec_rate(int iters) {
         gr_input_free(&in);
         execs++;
     }
-    double el = now_s() - start;
+    double el = gr_bench_now() - start;
     printf("  1 block x 64 threads, ~%4.0f instructions/thread: %8.0f executions/s\n",
            execs ? (double)instr / (double)execs / 64.0 : 0.0, (double)execs / el);
     free(g);
@@ -75,13 +70,8 @@ static void exec_rate(int iters) {
     cli_loaded_free(&l);
 }
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv) {
-    const char *driver = argc > 1 ? argv[1] : GR_BINARY_DIR "/tests/search/gpurace_search_driver";
+    const char *driver = argc > 1 ? argv[1] : GR_BINARY_DIR "/gpurace";
     printf("executions/s on the simulator (decode + launch + detector + feedback):\n");
     exec_rate(4);
     exec_rate(24);
@@ -102,17 +92,17 @@ int main(int argc, char **argv) {
                      "st=$?; rm -rf /tmp/bench-fuzz-%d; exit $st", /* the status is gpurace's */
                      driver, GR_SOURCE_DIR, kernels[i][0], GR_SOURCE_DIR, kernels[i][1], seed,
                      (int)getpid(), (int)getpid());
-            double t0 = now_s();
+            double t0 = gr_bench_now();
             int st = system(cmd);
-            double t = now_s() - t0;
+            double t = gr_bench_now() - t0;
             if (WIFEXITED(st) && WEXITSTATUS(st) == 1) all[nall++] = t;
             printf("  %-24s seed %d: %5.2f s%s\n", kernels[i][1], seed, t,
                    WIFEXITED(st) && WEXITSTATUS(st) == 1 ? "" : " (not found)");
         }
     }
     if (nall) {
-        qsort(all, (size_t)nall, sizeof all[0], cmp_d);
-        printf("  median %.2f s, max %.2f s over %d found\n", all[nall / 2], all[nall - 1], nall);
+        double med = gr_bench_median(all, nall); /* sorts `all` */
+        printf("  median %.2f s, max %.2f s over %d found\n", med, all[nall - 1], nall);
     }
     return 0;
 }
