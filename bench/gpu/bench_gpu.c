@@ -8,6 +8,9 @@
  *   bench_gpu                  all kernels, a table
  *   bench_gpu --scale S        data sizes divided by S
  *   bench_gpu --no-readonly    keep the hooks of loads from never-written parameter buffers
+ *   bench_gpu --no-ab          skip the second instrumented run with every hook a call
+ *                              (the A/B columns hook_ms / hook_x; GPURACE_GPU_INLINE=0 turns
+ *                              the inline checks off for the main columns too)
  *   bench_gpu --plain NAME     only the uninstrumented kernel NAME, once (for racecheck)
  *   bench_gpu --list           kernel names
  * Exit status 2 when no GPU is usable (the reason is printed). */
@@ -446,10 +449,12 @@ static ptx_module *compile_kernel(size_t k, gr_error *err) {
     return ok ? m : NULL;
 }
 
-static gr_backend *open_gpu(bool instrument, bool readonly_filter, gr_error *err) {
+static gr_backend *open_gpu(bool instrument, bool readonly_filter, bool inline_checks,
+                            gr_error *err) {
     gr_gpu_options o;
     gr_gpu_options_default(&o);
     o.instrument = instrument;
+    o.inline_checks = o.inline_checks && inline_checks;
     o.skip_readonly_loads = readonly_filter;
     o.coverage = false; /* the search's feature, not part of race checking */
     o.arena_bytes = (size_t)2 << 30;
@@ -459,10 +464,14 @@ static gr_backend *open_gpu(bool instrument, bool readonly_filter, gr_error *err
 int main(int argc, char **argv) {
     uint64_t scale = 1;
     const char *plain = NULL;
-    bool readonly_filter = true;
+    bool readonly_filter = true, ab = true;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--no-readonly") == 0) {
             readonly_filter = false;
+            continue;
+        }
+        if (strcmp(argv[i], "--no-ab") == 0) {
+            ab = false;
             continue;
         }
         if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) scale = strtoull(argv[++i], NULL, 10);
@@ -471,7 +480,8 @@ int main(int argc, char **argv) {
             for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) printf("%s\n", kernels[k].name);
             return 0;
         } else {
-            fprintf(stderr, "usage: bench_gpu [--scale S] [--no-readonly] [--plain KERNEL] [--list]\n");
+            fprintf(stderr, "usage: bench_gpu [--scale S] [--no-readonly] [--no-ab] [--plain KERNEL] "
+                            "[--list]\n");
             return 2;
         }
     }
@@ -487,7 +497,7 @@ int main(int argc, char **argv) {
         for (size_t k = 0; k < nk; k++) {
             if (strcmp(kernels[k].name, plain) != 0) continue;
             ptx_module *m = compile_kernel(k, &err);
-            gr_backend *be = m ? open_gpu(false, false, &err) : NULL;
+            gr_backend *be = m ? open_gpu(false, false, false, &err) : NULL;
             run_result rr;
             bool ok = be && run_kernel(be, m, k, scale, 1, false, &rr, &err);
             if (ok) printf("%s plain %.3f ms, %d races\n", plain, rr.ms, rr.races);
@@ -499,29 +509,50 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_gpu: no kernel %s\n", plain);
         return 2;
     }
-    printf("bench_gpu: GPU backend, scale 1/%llu%s\n", (unsigned long long)scale,
-           readonly_filter ? "" : ", read-only filter off");
-    printf("%-11s %12s %10s %10s %8s %7s %6s %10s\n", "kernel", "elements", "plain_ms", "instr_ms",
+    gr_gpu_options defaults;
+    gr_gpu_options_default(&defaults);
+    if (!defaults.inline_checks) ab = false; /* both runs would call every hook */
+    printf("bench_gpu: GPU backend, scale 1/%llu%s, inline checks %s\n", (unsigned long long)scale,
+           readonly_filter ? "" : ", read-only filter off", defaults.inline_checks ? "on" : "off");
+    printf("%-11s %12s %10s %10s %8s %7s %6s %10s", "kernel", "elements", "plain_ms", "instr_ms",
            "slowdown", "shadow", "races", "undecided");
-    double logsum = 0, slow[32];
+    if (ab) printf(" %10s %8s", "hook_ms", "hook_x");
+    printf("\n");
+    double logsum = 0, logsum_hook = 0, slow[32];
     int counted = 0;
     for (size_t k = 0; k < nk; k++) {
         ptx_module *m = compile_kernel(k, &err);
-        gr_backend *p = m ? open_gpu(false, false, &err) : NULL;
-        gr_backend *q = p ? open_gpu(true, readonly_filter, &err) : NULL;
+        gr_backend *p = m ? open_gpu(false, false, false, &err) : NULL;
+        gr_backend *q = p ? open_gpu(true, readonly_filter, true, &err) : NULL;
         if (k == 0 && q) printf("device: %s\n", gr_gpu_device_name(q));
-        run_result a, b;
+        run_result a, b, h;
+        memset(&h, 0, sizeof h);
         bool ok = q && run_kernel(p, m, k, scale, 4, false, &a, &err) &&
                   run_kernel(q, m, k, scale, 4, true, &b, &err);
+        if (ok && ab) {
+            /* A/B: the same build with every access hook a call (GPURACE_GPU_INLINE=0). */
+            gr_backend_free(q);
+            q = open_gpu(true, readonly_filter, false, &err);
+            ok = q && run_kernel(q, m, k, scale, 4, true, &h, &err);
+        }
         if (ok) {
             double s = b.ms / (a.ms > 0 ? a.ms : 1e-9);
             double shadow = b.stats.tracked_bytes
                                 ? (double)b.stats.shadow_bytes / (double)b.stats.tracked_bytes
                                 : 0;
-            printf("%-11s %12llu %10.3f %10.3f %7.2fx %6.2f %6d %10llu%s\n", kernels[k].name,
+            printf("%-11s %12llu %10.3f %10.3f %7.2fx %6.2f %6d %10llu", kernels[k].name,
                    (unsigned long long)b.elements,
-                   a.ms, b.ms, s, shadow, b.races, (unsigned long long)b.stats.undecided,
-                   b.status != GR_EXEC_OK ? " (status not ok)" : "");
+                   a.ms, b.ms, s, shadow, b.races, (unsigned long long)b.stats.undecided);
+            if (ab) {
+                double sh = h.ms / (a.ms > 0 ? a.ms : 1e-9);
+                printf(" %10.3f %7.2fx", h.ms, sh);
+                logsum_hook += log(sh);
+                if (h.races != b.races || h.stats.undecided != b.stats.undecided)
+                    printf(" (hook run: %d races, %llu undecided)", h.races,
+                           (unsigned long long)h.stats.undecided);
+            }
+            printf("%s\n", b.status != GR_EXEC_OK || (ab && h.status != GR_EXEC_OK)
+                               ? " (status not ok)" : "");
             logsum += log(s);
             slow[counted++] = s;
         } else {
@@ -533,6 +564,8 @@ int main(int argc, char **argv) {
         gr_backend_free(p);
         if (m) ptx_module_free(m);
     }
+    if (counted && ab)
+        printf("hook calls only (inline off): geomean slowdown %.2fx\n", exp(logsum_hook / counted));
     if (counted) {
         for (int i = 1; i < counted; i++)
             for (int j = i; j > 0 && slow[j - 1] > slow[j]; j--) {

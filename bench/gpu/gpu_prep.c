@@ -47,9 +47,10 @@ int main(int argc, char **argv) {
         free(cubin);
     }
     if (ok)
-        printf("entries %u, access hooks %u, skipped: nc %u, read-only %u; budget checks %u\n",
-               st.entries, st.accesses, st.nc_loads_skipped, st.readonly_loads_skipped,
-               st.backward_branches);
+        printf("entries %u, access hooks %u (inline checks %u), skipped: nc %u, read-only %u; "
+               "budget checks %u\n",
+               st.entries, st.accesses, st.inline_sites, st.nc_loads_skipped,
+               st.readonly_loads_skipped, st.backward_branches);
     else
         gr_error_print(&err, stderr);
     gr_compile_result_free(&res);

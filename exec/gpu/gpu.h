@@ -31,6 +31,8 @@ typedef struct gr_gpu_options {
     bool step_budget;      /* backward-branch budget: a spinning kernel traps (`hang`) */
     bool skip_nc_loads;    /* leave ld.global.nc (read-only data) unchecked */
     bool skip_readonly_loads; /* skip loads of parameter buffers no thread writes (readonly.h) */
+    bool inline_checks;    /* the hook's common path inline at plain accesses (inline_access.h);
+                            * default on, off with GPURACE_GPU_INLINE=0 in the environment */
     const char *cache_dir; /* NULL: $XDG_CACHE_HOME/gpurace or ~/.cache/gpurace; "": no cache */
     int device;            /* CUDA device ordinal */
     size_t arena_bytes;    /* launch-buffer arena; 0: 1/32 of device memory, at most 2 GiB,
@@ -69,6 +71,7 @@ typedef struct gr_gpu_prep_stats {
     uint32_t nc_loads_skipped;   /* hooks removed before ld.global.nc */
     uint32_t readonly_loads_skipped; /* read hooks guarded: parameter buffers never written */
     uint32_t accesses;           /* access hooks left (read-only ones included) */
+    uint32_t inline_sites;       /* of those, checked inline (the hook only on the slow path) */
     uint32_t ro_kernels;         /* entries of ro[] used */
     gr_gpu_ro_kernel ro[GR_GPU_RO_KERNELS];
 } gr_gpu_prep_stats;

@@ -9,6 +9,8 @@
  *     __gr_hook_hang (which traps) when it reaches zero;
  *   - coverage: a byte of __gr_cov set at the start of every basic block (function start and
  *     every label), loaded first so a hot block costs one cached load;
+ *   - inline checks: the hook call of a plain access becomes its common path in PTX, the call
+ *     kept for the slow path (inline_access.h; off with gr_gpu_options.inline_checks);
  * and, optionally, hooks before ld.global.nc are dropped (read-only data cannot race) and hooks of
  * loads from never-written parameter buffers are guarded by __gr_ro_params (readonly.h). */
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include "common/strbuf.h"
 #include "exec/gpu/device/rt_abi.h"
 #include "exec/gpu/gpu.h"
+#include "exec/gpu/inline_access.h"
 #include "exec/gpu/readonly.h"
 #include "jit/compile/compile.h"
 #include "jit/instrument/instrument.h"
@@ -35,7 +38,7 @@ extern const char gr_gpu_runtime_source[];
 extern const size_t gr_gpu_runtime_source_len;
 
 /* Bumped whenever the passes below change what they emit (part of the cache key). */
-#define GR_GPU_MODULE_FORMAT 4u
+#define GR_GPU_MODULE_FORMAT 5u
 
 void gr_gpu_options_default(gr_gpu_options *o) {
     memset(o, 0, sizeof *o);
@@ -44,6 +47,9 @@ void gr_gpu_options_default(gr_gpu_options *o) {
     o->step_budget = true;
     o->skip_nc_loads = true;
     o->skip_readonly_loads = true;
+    /* GPURACE_GPU_INLINE=0 keeps every hook call (A/B comparisons of the inline path). */
+    const char *env = getenv("GPURACE_GPU_INLINE");
+    o->inline_checks = !(env && strcmp(env, "0") == 0);
 }
 
 bool gr_gpu_runtime_ptx(const char *arch, char **ptx, gr_error *err) {
@@ -171,6 +177,14 @@ static void emit_coverage(gr_strbuf *out, gr_gpu_prep_stats *st) {
                       k, k);
 }
 
+/* Does the line s[0..len) contain `needle`? */
+static bool line_contains(const char *s, size_t len, const char *needle) {
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, needle, n) == 0) return true;
+    return false;
+}
+
 static const char *next_line(const char *p, const char *end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     return nl ? nl + 1 : end;
@@ -192,18 +206,30 @@ static bool next_is_nc_load(const char *p, const char *end) {
 
 /* A read hook of a never-written parameter buffer: run only when some parameter of `mask`
  * lacks its bit in __gr_ro_params (set per launch by the host). The mask is uniform, so the
- * branch keeps the warp converged and call.uni stays valid. */
-static void emit_readonly_guard(gr_strbuf *out, const char *line, size_t len, uint32_t mask,
-                                uint32_t label) {
+ * branch keeps the warp converged and call.uni stays valid. Opens a scope closed by
+ * close_readonly_guard() after the hook (or its inline check). */
+static void open_readonly_guard(gr_strbuf *out, uint32_t mask, uint32_t label) {
     gr_strbuf_appendf(out,
                       "\t{ .reg .b32 %%gr_ro; .reg .pred %%gr_rp; ld.const.u32 %%gr_ro, "
                       "[" GR_RT_RO_PARAMS_NAME "]; and.b32 %%gr_ro, %%gr_ro, %" PRIu32 "; "
                       "setp.eq.u32 %%gr_rp, %%gr_ro, %" PRIu32 "; @%%gr_rp bra.uni $gr_ro_%" PRIu32
                       ";\n",
                       mask, mask, label);
+}
+
+static void close_readonly_guard(gr_strbuf *out, uint32_t label) {
+    gr_strbuf_appendf(out, "$gr_ro_%" PRIu32 ":\n\t}\n", label);
+}
+
+/* The hook call at `line`, or its inline check when enabled and the access is eligible. */
+static void emit_access_hook(gr_strbuf *out, const char *line, size_t len, const gr_gpu_options *o,
+                             gr_gpu_prep_stats *st) {
+    if (o->inline_checks && gr_gpu_inline_access(out, line, len, st->inline_sites)) {
+        st->inline_sites++;
+        return;
+    }
     gr_strbuf_append_n(out, line, len);
     if (len && line[len - 1] != '\n') gr_strbuf_putc(out, '\n');
-    gr_strbuf_appendf(out, "$gr_ro_%" PRIu32 ":\n\t}\n", label);
 }
 
 static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *out,
@@ -246,6 +272,7 @@ static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *ou
             gr_strbuf_appendf(out, ".extern .global .align 1 .b8 " GR_RT_COV_NAME "[%u];\n",
                               GR_RT_COV_MAX);
             gr_strbuf_append(out, ".extern .const .align 4 .u32 " GR_RT_RO_PARAMS_NAME ";\n");
+            if (o->inline_checks) gr_gpu_inline_declare(out);
             continue;
         }
         if (!in_body && depth == 0) {
@@ -263,6 +290,7 @@ static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *ou
                 gr_strbuf_append_n(out, p, len);
                 if (o->step_budget)
                     gr_strbuf_append(out, "\t.reg .b32 %gr_steps;\n\t.reg .pred %gr_stepp;\n");
+                if (o->inline_checks) gr_gpu_inline_regs(out);
                 continue;
             } else if (slen && s[slen - 1] == ';') {
                 pending_fn = false; /* a declaration */
@@ -280,6 +308,7 @@ static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *ou
                 }
                 if (o->step_budget)
                     gr_strbuf_append(out, "\tld.global.u32 %gr_steps, [" GR_RT_BUDGET_NAME "];\n");
+                if (o->inline_checks) gr_gpu_inline_prologue(out);
                 if (o->coverage) emit_coverage(out, st);
             }
             if (slen == 1 && s[0] == '{') depth++;
@@ -307,7 +336,7 @@ static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *ou
                                   loc_file, loc_line);
                 st->backward_branches++;
             }
-            if (strstr(s, "__gr_hook_access") && strstr(s, "call")) {
+            if (line_contains(s, slen, "__gr_hook_access") && line_contains(s, slen, "call")) {
                 if (o->skip_nc_loads && next_is_nc_load(p, end)) {
                     st->nc_loads_skipped++;
                     continue;
@@ -315,9 +344,14 @@ static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *ou
                 st->accesses++;
                 while (next_ro < ro.nhooks && ro.hooks[next_ro].line < line_no) next_ro++;
                 if (next_ro < ro.nhooks && ro.hooks[next_ro].line == line_no) {
-                    emit_readonly_guard(out, p, len, ro.hooks[next_ro].mask, st->readonly_loads_skipped++);
+                    uint32_t label = st->readonly_loads_skipped++;
+                    open_readonly_guard(out, ro.hooks[next_ro].mask, label);
+                    emit_access_hook(out, p, len, o, st);
+                    close_readonly_guard(out, label);
                     continue;
                 }
+                emit_access_hook(out, p, len, o, st);
+                continue;
             }
         }
         gr_strbuf_append_n(out, p, len);
@@ -359,6 +393,7 @@ bool gr_gpu_prepare_ptx(const ptx_module *m, const gr_gpu_options *o, char **ptx
     }
     gr_gpu_options eff = *o;
     if (!o->instrument) eff.coverage = eff.step_budget = eff.skip_nc_loads = false;
+    if (!o->instrument || !gr_gpu_inline_supported()) eff.inline_checks = false;
     gr_strbuf out = {0};
     bool ok = line_passes(gr_strbuf_cstr(&text), &eff, &out, &st, err);
     gr_strbuf_free(&text);

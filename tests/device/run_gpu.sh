@@ -5,7 +5,9 @@
 #   tests/device/run_gpu.sh [BUILD_DIR]
 # Environment: RACECHECK_SCALE (data divisor under racecheck, default 16),
 #              RACECHECK_TIMEOUT (seconds per kernel, default 10; 0 skips racecheck),
-#              ABLATION (1: also bench with the read-only filter off; default 1).
+#              ABLATION (1: also bench with the read-only filter off; default 1),
+#              CHECK_HOOKS (1: also run gpu_check with every hook a call, GPURACE_GPU_INLINE=0;
+#              default 0). bench_gpu itself prints the inline A/B columns (hook_ms, hook_x).
 set -u
 BUILD=${1:-build-gpu2}
 SCALE=${RACECHECK_SCALE:-16}
@@ -22,6 +24,10 @@ echo "== gpu_check: known verdicts (GPU vs simulator), recovery after a trap, la
 start=$(date +%s)
 timeout 180 "$BUILD/bench/gpu/gpu_check" 2>&1 | tee "$OUT/check"
 echo "gpu_check: $(( $(date +%s) - start )) s"
+if [ "${CHECK_HOOKS:-0}" = 1 ]; then
+    echo "== gpu_check with the inline access checks off (GPURACE_GPU_INLINE=0)"
+    GPURACE_GPU_INLINE=0 timeout 180 "$BUILD/bench/gpu/gpu_check" 2>&1 | tee "$OUT/check_hooks"
+fi
 
 echo "== bench_gpu: uninstrumented vs instrumented"
 timeout 240 "$BENCH" 2>&1 | tee "$OUT/bench"
@@ -53,7 +59,8 @@ fi
 echo
 echo "== summary"
 grep -E "agree|recovery|executions/s" "$OUT/check"
-grep -E "^(kernel|device)|x |geomean" "$OUT/bench"
+[ -f "$OUT/check_hooks" ] && grep -E "agree" "$OUT/check_hooks" | sed 's/^/inline off: /'
+grep -E "^(bench_gpu|kernel|device)|x |geomean" "$OUT/bench"
 [ -f "$OUT/bench_all" ] && grep -E "geomean" "$OUT/bench_all" | sed 's/^/read-only filter off: /'
 [ "$RC_TIMEOUT" != 0 ] && cat "$OUT/rc"
 exit 0

@@ -12,6 +12,8 @@
 #include "jit/compile/compile.h"
 #include "jit/link/link.h"
 #include "jit/ptx/ptx_parse.h"
+#include "exec/gpu/device/rt_abi.h"
+#include "oracle/fsm_rules.h"
 
 static ptx_module *parse_or_die(const char *ptx) {
     ptx_module *m = NULL;
@@ -270,4 +272,204 @@ Test(gpu_readonly, atomics_count_as_writes) {
         "}\n",
         NULL);
     cr_expect_eq(ro_params_of(&st, "k"), 2u, "keys only: counts is written by the atomic");
+}
+
+/* ---- inline access checks (inline_access.h) ------------------------------------------------ */
+
+static const char *mixed_kernel =
+    "extern \"C\" __global__ void mixed(int *g, volatile int *v, int *counter) {\n"
+    "  __shared__ int s[256];\n"
+    "  s[threadIdx.x] = g[threadIdx.x];\n"          /* plain global load, plain shared store */
+    "  __syncthreads();\n"
+    "  g[threadIdx.x] = s[255 - threadIdx.x] + v[0];\n" /* plain shared load, volatile load, store */
+    "  atomicAdd(counter, 1);\n"                    /* atomic: always the hook */
+    "}\n";
+
+static size_t count_of(const char *text, const char *needle) {
+    size_t n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+Test(gpu_inline, plain_accesses_inline_strong_ones_call_the_hook) {
+    ptx_module *m = compile_or_die(mixed_kernel, "mixed.cu");
+    gr_gpu_options o;
+    gr_gpu_options_default(&o);
+    o.inline_checks = true;
+    o.skip_readonly_loads = false;
+    char *ptx = NULL;
+    gr_gpu_prep_stats st;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, &st, &err), "%s", err.message);
+    cr_expect_eq(st.accesses, 6u, "two global loads, volatile load, shared store/load, atomic");
+    cr_expect_eq(st.inline_sites, 4u, "plain global load/store and shared store/load inline");
+    cr_expect_eq(count_of(ptx, "// inline check of access"), 4u);
+    cr_expect(strstr(ptx, "atom.shared.cas.b64") != NULL, "the shared path CASes the shadow");
+    cr_expect(strstr(ptx, "atom.global.cas.b64") != NULL, "the global path CASes the shadow");
+    cr_expect(strstr(ptx, "[" "__gr_rt+") != NULL, "launch parameters read from __gr_rt");
+    /* The volatile load and the atomic keep their unconditional call.uni; the inline sites
+     * call the hook (without .uni) on their slow path only. */
+    cr_expect_eq(count_of(ptx, "call.uni \t__gr_hook_access"), 2u, "%s", ptx);
+    cr_expect_eq(count_of(ptx, "call __gr_hook_access"), 4u);
+    void *cubin = NULL;
+    size_t len = 0;
+    o.cache_dir = "";
+    cr_assert(gr_gpu_build_cubin(m, &o, "sm_90", &cubin, &len, NULL, NULL, &err), "%s\n%s",
+              err.message, err.detail ? err.detail : "");
+    free(cubin);
+    free(ptx);
+    /* Off: every hook is a call, as before. */
+    o.inline_checks = false;
+    cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, &st, &err), "%s", err.message);
+    cr_expect_eq(st.inline_sites, 0u);
+    cr_expect(strstr(ptx, "%gr_ion") == NULL && strstr(ptx, "inline check") == NULL);
+    free(ptx);
+    ptx_module_free(m);
+}
+
+Test(gpu_inline, environment_turns_the_inline_path_off) {
+    gr_gpu_options o;
+    setenv("GPURACE_GPU_INLINE", "0", 1);
+    gr_gpu_options_default(&o);
+    cr_expect(!o.inline_checks);
+    setenv("GPURACE_GPU_INLINE", "1", 1);
+    gr_gpu_options_default(&o);
+    cr_expect(o.inline_checks);
+    unsetenv("GPURACE_GPU_INLINE");
+    gr_gpu_options_default(&o);
+    cr_expect(o.inline_checks, "on by default");
+}
+
+/* A guarded access keeps its guard: the inline check is skipped when the guard is false. */
+Test(gpu_inline, guarded_and_vector_accesses) {
+    ptx_module *m = compile_or_die(
+        "extern \"C\" __global__ void vec(float4 *a, double *d, short *h, int n) {\n"
+        "  int i = threadIdx.x;\n"
+        "  float4 x = a[i]; x.y += 1.f; a[i] = x;\n" /* 16-byte load and store */
+        "  d[i] = d[i + 1] * 2.0;\n"                 /* 8 bytes */
+        "  h[i] = (short)(h[i] + n);\n"              /* 2 bytes */
+        "}\n",
+        "vec.cu");
+    gr_gpu_options o;
+    gr_gpu_options_default(&o);
+    o.inline_checks = true;
+    o.skip_readonly_loads = false;
+    char *ptx = NULL;
+    gr_gpu_prep_stats st;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, &st, &err), "%s", err.message);
+    cr_expect_eq(st.inline_sites, st.accesses, "every plain access of 1..16 bytes is inline");
+    cr_expect_geq(st.inline_sites, 6u);
+    cr_expect(strstr(ptx, "[%gr_id3+24]") != NULL, "the 16-byte access checks its 4th granule");
+    void *cubin = NULL;
+    size_t len = 0;
+    o.cache_dir = "";
+    cr_assert(gr_gpu_build_cubin(m, &o, "sm_90", &cubin, &len, NULL, NULL, &err), "%s\n%s",
+              err.message, err.detail ? err.detail : "");
+    free(cubin);
+    free(ptx);
+    ptx_module_free(m);
+}
+
+/* What the inline PTX decides for a one-granule plain access, step by step as emitted
+ * (inline_access.c): nothing to do, CAS the word to *nw, or call the hook. */
+enum { INLINE_NOTHING, INLINE_CAS, INLINE_HOOK };
+static int inline_model(uint64_t old, const gr_fsm_access *a, uint32_t tpb, bool block_regular,
+                        uint64_t *nw) {
+    uint64_t single = gr_fsm_single(a);
+    uint32_t s_lo = (uint32_t)single, s_hi = (uint32_t)(single >> 32);
+    uint32_t lo = (uint32_t)old, hi = (uint32_t)(old >> 32);
+    uint32_t rep_me = ((a->thread & 0xfffffu) << 4) | 3u, base = a->thread / tpb * tpb;
+    *nw = single;
+    if (((old ^ single) & GR_FSM_ALL_BUT_INSTR) == 0) return INLINE_NOTHING;
+    if (old == 0) return INLINE_CAS;
+    uint32_t st3 = (lo & 15u) - 3u;
+    if (st3 > 8u) return INLINE_HOOK;
+    bool covered = a->write || (hi & (uint32_t)(GR_FSM_M_WTRI >> 32)) == 0;
+    bool same = ((lo ^ rep_me) & 0xfffff0u) == 0 && st3 < 3u;
+    if (same && covered) return INLINE_CAS;
+    if (((lo >> 4) & 0xfffffu) - base >= tpb) return INLINE_HOOK;
+    if (!block_regular) return INLINE_HOOK;
+    if (((a->bar - (lo >> 24)) & 255u) - 1u > 238u) return INLINE_HOOK;
+    if (covered) return INLINE_CAS;
+    uint32_t n = s_hi & (uint32_t)((GR_FSM_M_WEP | GR_FSM_M_INSTR) >> 32);
+    n |= (hi | s_hi) & (uint32_t)((GR_FSM_M_BYTES | GR_FSM_M_CTA | GR_FSM_M_VOL) >> 32);
+    n |= (uint32_t)(((uint64_t)GR_FSM_TRI_SOME << 45) >> 32);
+    uint32_t x = hi ^ s_hi;
+    n |= (x & (uint32_t)(GR_FSM_M_PTRI >> 32)) ? (uint32_t)(((uint64_t)GR_FSM_TRI_SOME << 47) >> 32)
+                                                : hi & (uint32_t)(GR_FSM_M_PTRI >> 32);
+    if ((x & (uint32_t)(GR_FSM_M_BYTES >> 32)) == 0) n |= hi & (uint32_t)(GR_FSM_M_UNIFORM >> 32);
+    *nw = (uint64_t)n << 32 | ((s_lo & ~15u) | (uint32_t)(GR_FSM_WHO_ONE * 3 + GR_FSM_OLDW));
+    return INLINE_CAS;
+}
+
+static uint64_t next_random(uint64_t *x) {
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
+/* Whenever the inline path decides, the host FSM (the hook's transition) agrees exactly and
+ * reports nothing; the hook handles everything else. */
+Test(gpu_inline, inline_model_matches_fsm) {
+    uint64_t rnd = 0x9e3779b97f4a7c15ull;
+    static const uint32_t tpbs[] = {32, 64, 256, 1000};
+    static const uint32_t backs[] = {0, 1, 2, 17, 238, 239, 240, 241, 255};
+    uint32_t decided[3] = {0};
+    for (int iter = 0; iter < 400000; iter++) {
+        uint32_t tpb = tpbs[next_random(&rnd) % 4];
+        gr_fsm_access a;
+        memset(&a, 0, sizeof a);
+        a.thread = (uint32_t)(next_random(&rnd) % (4u * tpb));
+        a.bar = (uint32_t)(next_random(&rnd) % 600u);
+        a.wep = (uint32_t)(next_random(&rnd) % 3u);
+        a.write = (uint32_t)(next_random(&rnd) & 1u);
+        uint32_t size = 1u << (next_random(&rnd) % 3u), at = (uint32_t)(next_random(&rnd) % 4u) & ~(size - 1u);
+        a.bytes = size == 4 ? 0xfu : ((1u << size) - 1u) << at;
+        a.instr = (uint32_t)(next_random(&rnd) % 50u);
+        uint64_t old = 0;
+        if (next_random(&rnd) % 8u) {
+            uint32_t pick = (uint32_t)(next_random(&rnd) % 4u);
+            uint32_t rep = pick == 0 ? a.thread
+                           : pick == 1 ? a.thread / tpb * tpb + (uint32_t)(next_random(&rnd) % tpb)
+                                       : (uint32_t)(next_random(&rnd) % (4u * tpb));
+            uint32_t state = (uint32_t)(next_random(&rnd) % 16u);
+            uint32_t who = state / 3u, estat = state % 3u;
+            uint32_t bar = a.bar - backs[next_random(&rnd) % 9u];
+            uint32_t wep = a.wep - (uint32_t)(next_random(&rnd) % 2u);
+            uint32_t bytes = next_random(&rnd) % 3u ? a.bytes : (uint32_t)(next_random(&rnd) % 16u);
+            old = gr_fsm_pack(who, estat, rep, bar, wep, bytes, (uint32_t)(next_random(&rnd) & 1u),
+                              (uint32_t)(next_random(&rnd) % 3u), (uint32_t)(next_random(&rnd) % 3u),
+                              (uint32_t)(next_random(&rnd) & 1u), (uint32_t)(next_random(&rnd) & 1u),
+                              (uint32_t)(next_random(&rnd) % 60u));
+            old = (old & ~0xfull) | state; /* poison (15) and other raw states too */
+        }
+        gr_fsm_ctx c;
+        memset(&c, 0, sizeof c);
+        c.threads_per_block = tpb;
+        c.warp_size = 32;
+        c.block_regular = (uint32_t)(next_random(&rnd) % 4u != 0);
+        c.warp_regular = (uint32_t)(next_random(&rnd) & 1u);
+        c.lockstep = (uint32_t)(next_random(&rnd) & 1u);
+        c.taint = (uint32_t)(next_random(&rnd) % 3u);
+        c.rep_block_rel = (uint32_t)(next_random(&rnd) % 4u);
+        c.grid_rel = (uint32_t)(next_random(&rnd) % 4u);
+        c.tpb_recip = gr_fsm_reciprocal(tpb);
+        c.ws_recip = gr_fsm_reciprocal(32);
+        uint64_t nw = 0;
+        int d = inline_model(old, &a, tpb, c.block_regular, &nw);
+        decided[d]++;
+        if (d == INLINE_HOOK) continue;
+        cr_assert_neq(old & 0xfu, GR_RT_POISON_STATE, "a poisoned word was decided inline");
+        gr_fsm_result r;
+        uint64_t fsm = gr_fsm_update(old, &a, &c, &r);
+        cr_assert_eq(r.action, GR_FSM_ACT_NONE, "old %016llx", (unsigned long long)old);
+        if (d == INLINE_NOTHING)
+            cr_assert_eq(fsm & GR_FSM_ALL_BUT_INSTR, old & GR_FSM_ALL_BUT_INSTR);
+        else
+            cr_assert_eq(fsm, nw, "old %016llx: fsm %016llx, inline %016llx (thread %u bar %u write %u)",
+                         (unsigned long long)old, (unsigned long long)fsm, (unsigned long long)nw,
+                         a.thread, a.bar, a.write);
+    }
+    cr_expect_gt(decided[INLINE_CAS], 10000u, "the model decides a good share inline");
+    cr_expect_gt(decided[INLINE_HOOK], 10000u);
 }

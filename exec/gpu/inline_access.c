@@ -1,0 +1,377 @@
+/* inline_access.c — the inline common path of access hooks (inline_access.h).
+ *
+ * Every immediate that encodes a shadow-word field comes from oracle/fsm_rules.h (masks, enum
+ * values, gr_fsm_pack); every offset into __gr_rt or the thread record from rt_abi.h. The
+ * emitted code splits the 64-bit word into its low half (state, rep, bar) and high half
+ * (wep, bytes, flags, tri-states, instruction); gr_gpu_inline_supported() checks that the
+ * masks still fall that way.
+ *
+ * Registers (declared per function by gr_gpu_inline_regs):
+ *   %gr_ion   detection on (__gr_rt.detect)      %gr_itp  the thread's gr_rt_thread record
+ *   %gr_irep  rep field | state ONE/EXACT        %gr_ibw  the block's word (regularity)
+ *   %gr_ibase the block's first linear thread    %gr_issh shared shadow base (shared window)
+ *   %gr_ih    the byte 1 (touched flag)          %gr_iu*, %gr_id*, %gr_iq*: scratch */
+#include "exec/gpu/inline_access.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/gpu/device/rt_abi.h"
+#include "jit/instrument/hook_abi.h"
+#include "oracle/fsm_rules.h"
+
+#define RT_OFF(field) ((unsigned)offsetof(gr_rt_params, field))
+#define HI(mask) ((uint32_t)((uint64_t)(mask) >> 32))
+
+/* Field facts derived from the masks (lowest set bit, width). */
+static unsigned low_bit(uint64_t mask) {
+    unsigned n = 0;
+    while (mask && !(mask & 1u)) mask >>= 1, n++;
+    return n;
+}
+#define STATE_MASK ((uint32_t)((GR_FSM_M_REP & (~GR_FSM_M_REP + 1u)) - 1u)) /* below rep */
+#define STATE_ONE_EXACT ((uint32_t)(GR_FSM_WHO_ONE * 3 + GR_FSM_EXACT))
+#define STATE_ONE_OLDW ((uint32_t)(GR_FSM_WHO_ONE * 3 + GR_FSM_OLDW))
+/* States whose `who` is ONE, WARP or BLOCK: [STATE_WHO_LO, STATE_WHO_LO + STATE_WHO_SPAN]. */
+#define STATE_WHO_LO ((uint32_t)(GR_FSM_WHO_ONE * 3))
+#define STATE_WHO_SPAN ((uint32_t)(GR_FSM_WHO_BLOCK * 3 + 2) - STATE_WHO_LO)
+/* gr_fsm_quick(): a member epoch 1..(QUICK_BACK_MAX) barriers back is ordered before the access
+ * (bar_lag is 0 on the device); 240 and up means "ahead" there. Checked against the FSM by
+ * tests/gpu (inline_model_matches_fsm). */
+#define QUICK_BACK_MAX 239u
+
+bool gr_gpu_inline_supported(void) {
+    return STATE_MASK == 0xfu && low_bit(GR_FSM_M_REP) == 4u &&
+           GR_FSM_M_REP >> low_bit(GR_FSM_M_REP) == (1ull << GR_FSM_REP_BITS) - 1u &&
+           GR_FSM_M_BAR == 0xffull << 24 && GR_FSM_M_WEP == 0xffull << 32 &&
+           (GR_FSM_M_REP >> 32) == 0 && low_bit(GR_FSM_M_BYTES) >= 32 &&
+           low_bit(GR_FSM_M_UNIFORM) >= 32 && low_bit(GR_FSM_M_WTRI) >= 32 &&
+           low_bit(GR_FSM_M_PTRI) >= 32 && low_bit(GR_FSM_M_CTA) >= 32 &&
+           low_bit(GR_FSM_M_VOL) >= 32 && low_bit(GR_FSM_M_INSTR) >= 32 &&
+           GR_FSM_TRI_NONE == 0 && GR_FSM_ALL_BUT_INSTR == ~GR_FSM_M_INSTR &&
+           sizeof(gr_rt_thread) == 16 && offsetof(gr_rt_thread, bar) == 0 &&
+           offsetof(gr_rt_thread, wep) == 4 && offsetof(gr_rt_thread, touched) >= 8 &&
+           offsetof(gr_rt_thread, touched) < 12;
+}
+
+void gr_gpu_inline_declare(gr_strbuf *out) {
+    gr_strbuf_appendf(out, ".extern .const .align 8 .b8 " GR_RT_PARAMS_NAME "[%u];\n",
+                      (unsigned)sizeof(gr_rt_params));
+    /* Any extern shared array starts at the dynamic shared memory; the runtime's has this name. */
+    gr_strbuf_append(out, ".extern .shared .align 16 .b8 __gr_dyn_shared[];\n");
+}
+
+void gr_gpu_inline_regs(gr_strbuf *out) {
+    gr_strbuf_append(out, "\t.reg .pred %gr_ion, %gr_iq<4>;\n"
+                          "\t.reg .b16 %gr_ih;\n"
+                          "\t.reg .b32 %gr_irep, %gr_ibase, %gr_issh, %gr_iu<12>;\n"
+                          "\t.reg .b64 %gr_itp, %gr_ibw, %gr_id<8>;\n");
+}
+
+void gr_gpu_inline_prologue(gr_strbuf *out) {
+    gr_strbuf_appendf(
+        out,
+        "\tld.const.u32 %%gr_iu0, [" GR_RT_PARAMS_NAME "+%u];\n"
+        "\tsetp.ne.u32 %%gr_ion, %%gr_iu0, 0;\n"
+        /* linear thread id in the block, block id in the grid: as the hooks compute them */
+        "\tmov.u32 %%gr_iu0, %%tid.z;\n\tmov.u32 %%gr_iu1, %%ntid.y;\n\tmov.u32 %%gr_iu2, %%tid.y;\n"
+        "\tmad.lo.u32 %%gr_iu0, %%gr_iu0, %%gr_iu1, %%gr_iu2;\n"
+        "\tmov.u32 %%gr_iu1, %%ntid.x;\n\tmov.u32 %%gr_iu2, %%tid.x;\n"
+        "\tmad.lo.u32 %%gr_iu0, %%gr_iu0, %%gr_iu1, %%gr_iu2;\n"
+        "\tmov.u32 %%gr_iu1, %%ctaid.z;\n\tmov.u32 %%gr_iu2, %%nctaid.y;\n\tmov.u32 %%gr_iu3, %%ctaid.y;\n"
+        "\tmad.lo.u32 %%gr_iu1, %%gr_iu1, %%gr_iu2, %%gr_iu3;\n"
+        "\tmov.u32 %%gr_iu2, %%nctaid.x;\n\tmov.u32 %%gr_iu3, %%ctaid.x;\n"
+        "\tmad.lo.u32 %%gr_iu1, %%gr_iu1, %%gr_iu2, %%gr_iu3;\n"
+        "\tld.const.u32 %%gr_iu2, [" GR_RT_PARAMS_NAME "+%u];\n"
+        "\tmul.lo.u32 %%gr_ibase, %%gr_iu1, %%gr_iu2;\n"
+        "\tadd.u32 %%gr_iu3, %%gr_ibase, %%gr_iu0;\n"
+        "\tand.b32 %%gr_irep, %%gr_iu3, %" PRIu32 ";\n"
+        "\tshl.b32 %%gr_irep, %%gr_irep, %u;\n"
+        "\tor.b32 %%gr_irep, %%gr_irep, %" PRIu32 ";\n"
+        "\tld.const.u64 %%gr_id0, [" GR_RT_PARAMS_NAME "+%u];\n"
+        "\tmad.wide.u32 %%gr_itp, %%gr_iu3, %u, %%gr_id0;\n"
+        "\tld.const.u64 %%gr_id0, [" GR_RT_PARAMS_NAME "+%u];\n"
+        "\tmad.wide.u32 %%gr_ibw, %%gr_iu1, 4, %%gr_id0;\n"
+        "\tmov.u32 %%gr_iu0, __gr_dyn_shared;\n"
+        "\tld.const.u32 %%gr_iu1, [" GR_RT_PARAMS_NAME "+%u];\n"
+        "\tadd.u32 %%gr_issh, %%gr_iu0, %%gr_iu1;\n"
+        "\tmov.u16 %%gr_ih, 1;\n",
+        RT_OFF(detect), RT_OFF(threads_per_block), (uint32_t)(GR_FSM_M_REP >> low_bit(GR_FSM_M_REP)),
+        low_bit(GR_FSM_M_REP), STATE_ONE_EXACT, RT_OFF(threads), (unsigned)sizeof(gr_rt_thread),
+        RT_OFF(blocks), RT_OFF(user_dyn_shared));
+}
+
+/* ---- one access site ------------------------------------------------------------------------ */
+
+typedef struct access_call {
+    char guard[64]; /* "%p" or "!%p" (without '@'), or "" */
+    char addr[64];
+    uint32_t info, id;
+} access_call;
+
+static const char *skip_ws(const char *s, const char *end) {
+    while (s < end && (*s == ' ' || *s == '\t')) s++;
+    return s;
+}
+
+/* One argument of the call's list: trimmed, up to ',' or ')'. */
+static bool take_arg(const char **p, const char *end, char *buf, size_t n) {
+    const char *s = skip_ws(*p, end), *e = s;
+    while (e < end && *e != ',' && *e != ')') e++;
+    const char *t = e;
+    while (t > s && (t[-1] == ' ' || t[-1] == '\t')) t--;
+    if (t == s || (size_t)(t - s) >= n || e == end) return false;
+    memcpy(buf, s, (size_t)(t - s));
+    buf[t - s] = '\0';
+    *p = e + 1;
+    return true;
+}
+
+static bool parse_number(const char *s, uint32_t *v) {
+    char *end = NULL;
+    unsigned long x = strtoul(s, &end, 0);
+    if (!end || *end || x > 0xffffffffu) return false;
+    *v = (uint32_t)x;
+    return true;
+}
+
+static bool parse_access_call(const char *line, size_t len, access_call *c) {
+    const char *end = line + len, *s = skip_ws(line, end);
+    memset(c, 0, sizeof *c);
+    if (s < end && *s == '@') {
+        const char *g = ++s;
+        while (s < end && *s != ' ' && *s != '\t') s++;
+        if ((size_t)(s - g) >= sizeof c->guard || s == g) return false;
+        memcpy(c->guard, g, (size_t)(s - g));
+        s = skip_ws(s, end);
+    }
+    if ((size_t)(end - s) < 4 || strncmp(s, "call", 4) != 0) return false;
+    s += 4;
+    if ((size_t)(end - s) >= 4 && strncmp(s, ".uni", 4) == 0) s += 4;
+    s = skip_ws(s, end);
+    size_t nl = strlen(GR_HOOK_ACCESS_NAME);
+    if ((size_t)(end - s) < nl || strncmp(s, GR_HOOK_ACCESS_NAME, nl) != 0) return false;
+    s = skip_ws(s + nl, end);
+    if (s >= end || *s != ',') return false;
+    s = skip_ws(s + 1, end);
+    if (s >= end || *s != '(') return false;
+    s++;
+    char info[64], id[64];
+    if (!take_arg(&s, end, c->addr, sizeof c->addr) || !take_arg(&s, end, info, sizeof info) ||
+        !take_arg(&s, end, id, sizeof id))
+        return false;
+    if (s[-1] != ')' || c->addr[0] != '%') return false; /* the address is a register */
+    return parse_number(info, &c->info) && parse_number(id, &c->id);
+}
+
+/* Plain accesses only: strong ones have release/acquire effects the hook applies. */
+static bool eligible(uint32_t info) {
+    uint32_t size = GR_HOOK_ACCESS_SIZE(info), space = GR_HOOK_ACCESS_SPACE(info);
+    if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16) return false;
+    if (info & (GR_HOOK_ACCESS_ATOMIC | GR_HOOK_ACCESS_ASYNC)) return false;
+    if (GR_HOOK_ACCESS_SEM(info) != GR_HOOK_SEM_WEAK) return false;
+    if (!(info & GR_HOOK_ACCESS_READ) == !(info & GR_HOOK_ACCESS_WRITE)) return false;
+    return space == GR_HOOK_SPACE_GLOBAL || space == GR_HOOK_SPACE_SHARED ||
+           space == GR_HOOK_SPACE_GENERIC;
+}
+
+/* The OLDW word gr_fsm_update_slow() leaves for a plain read ordered after written members:
+ * (union(old, single) without wtri) | single's bar | wtri SOME | state ONE/OLDW. Old word in
+ * %gr_iu6 (lo) / %gr_iu7 (hi), single in %gr_iu10 (lo) / %gr_iu5 (hi); result in %gr_id5. */
+static void emit_oldw_word(gr_strbuf *out) {
+    uint32_t keep_single = HI(GR_FSM_M_WEP | GR_FSM_M_INSTR);
+    uint32_t merge = HI(GR_FSM_M_BYTES | GR_FSM_M_CTA | GR_FSM_M_VOL);
+    uint32_t wtri_some = HI((uint64_t)GR_FSM_TRI_SOME << low_bit(GR_FSM_M_WTRI));
+    uint32_t ptri_some = HI((uint64_t)GR_FSM_TRI_SOME << low_bit(GR_FSM_M_PTRI));
+    gr_strbuf_appendf(out,
+                      "\tand.b32 %%gr_iu8, %%gr_iu5, %" PRIu32 ";\n"
+                      "\tor.b32 %%gr_iu9, %%gr_iu7, %%gr_iu5;\n"
+                      "\tand.b32 %%gr_iu9, %%gr_iu9, %" PRIu32 ";\n"
+                      "\tor.b32 %%gr_iu8, %%gr_iu8, %%gr_iu9;\n"
+                      "\tor.b32 %%gr_iu8, %%gr_iu8, %" PRIu32 ";\n"
+                      "\txor.b32 %%gr_iu11, %%gr_iu7, %%gr_iu5;\n"
+                      /* plain tri-state: agree -> keep, else SOME */
+                      "\tand.b32 %%gr_iu9, %%gr_iu11, %" PRIu32 ";\n"
+                      "\tsetp.ne.u32 %%gr_iq2, %%gr_iu9, 0;\n"
+                      "\tand.b32 %%gr_iu9, %%gr_iu7, %" PRIu32 ";\n"
+                      "\tselp.b32 %%gr_iu9, %" PRIu32 ", %%gr_iu9, %%gr_iq2;\n"
+                      "\tor.b32 %%gr_iu8, %%gr_iu8, %%gr_iu9;\n"
+                      /* uniform: stays when the old word was uniform over the same bytes */
+                      "\tand.b32 %%gr_iu9, %%gr_iu11, %" PRIu32 ";\n"
+                      "\tsetp.eq.u32 %%gr_iq2, %%gr_iu9, 0;\n"
+                      "\tand.b32 %%gr_iu9, %%gr_iu7, %" PRIu32 ";\n"
+                      "\tselp.b32 %%gr_iu9, %%gr_iu9, 0, %%gr_iq2;\n"
+                      "\tor.b32 %%gr_iu8, %%gr_iu8, %%gr_iu9;\n"
+                      "\tand.b32 %%gr_iu9, %%gr_iu10, %" PRIu32 ";\n"
+                      "\tor.b32 %%gr_iu9, %%gr_iu9, %" PRIu32 ";\n"
+                      "\tmov.b64 %%gr_id5, {%%gr_iu9, %%gr_iu8};\n",
+                      keep_single, merge, wtri_some, HI(GR_FSM_M_PTRI), HI(GR_FSM_M_PTRI),
+                      ptri_some, HI(GR_FSM_M_BYTES), HI(GR_FSM_M_UNIFORM), ~STATE_MASK,
+                      STATE_ONE_OLDW);
+}
+
+bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t site) {
+    access_call c;
+    if (!parse_access_call(line, len, &c) || !eligible(c.info)) return false;
+    uint32_t size = GR_HOOK_ACCESS_SIZE(c.info), space = GR_HOOK_ACCESS_SPACE(c.info);
+    bool write = (c.info & GR_HOOK_ACCESS_WRITE) != 0, shared = space == GR_HOOK_SPACE_SHARED;
+    uint32_t ngran = size <= 4 ? 1 : size / 4;
+    const char *sp = shared ? "shared" : "global", *sa = shared ? "%gr_iu1" : "%gr_id3";
+    /* The word this access alone leaves (gr_fsm_single), but for rep and bar (the thread's,
+     * in %gr_irep and the record), wep (the record) and, below 4 bytes, which bytes. */
+    uint32_t bytes = size >= 4 ? 0xfu : 0u;
+    uint64_t single = gr_fsm_pack(GR_FSM_WHO_ONE, GR_FSM_EXACT, 0, 0, 0, bytes, 1u,
+                                  write ? GR_FSM_TRI_ALL : GR_FSM_TRI_NONE, GR_FSM_TRI_ALL, 0, 0,
+                                  c.id);
+    unsigned bytes_hi = low_bit(GR_FSM_M_BYTES) - 32;
+    unsigned touched_shift = 8u * ((unsigned)offsetof(gr_rt_thread, touched) - 8u);
+
+    gr_strbuf_appendf(out, "\t// inline check of access %" PRIu32 "\n", c.id);
+    if (c.guard[0])
+        gr_strbuf_appendf(out, "\t@%s%s bra $gr_i%" PRIu32 "_d;\n", c.guard[0] == '!' ? "" : "!",
+                          c.guard[0] == '!' ? c.guard + 1 : c.guard, site);
+    gr_strbuf_appendf(out, "\t@!%%gr_ion bra $gr_i%" PRIu32 "_d;\n", site);
+    if (shared) {
+        gr_strbuf_appendf(out,
+                          "\tshr.u64 %%gr_id2, %s, 2;\n"
+                          "\tadd.u64 %%gr_id2, %%gr_id2, %" PRIu32 ";\n"
+                          "\tld.const.u32 %%gr_iu0, [" GR_RT_PARAMS_NAME "+%u];\n"
+                          "\tcvt.u64.u32 %%gr_id1, %%gr_iu0;\n"
+                          "\tsetp.gt.u64 %%gr_iq0, %%gr_id2, %%gr_id1;\n"
+                          "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n"
+                          "\tcvt.u32.u64 %%gr_iu0, %s;\n"
+                          "\tand.b32 %%gr_iu0, %%gr_iu0, -4;\n"
+                          "\tmad.lo.u32 %%gr_iu1, %%gr_iu0, 2, %%gr_issh;\n",
+                          c.addr, ngran, RT_OFF(shared_words), site, c.addr);
+    } else {
+        if (space == GR_HOOK_SPACE_GENERIC)
+            gr_strbuf_appendf(out,
+                              "\tisspacep.global %%gr_iq0, %s;\n"
+                              "\t@!%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n",
+                              c.addr, site);
+        /* The arena and its bounds are 256-byte aligned and the access is aligned to its size,
+         * so an access that starts inside ends inside. */
+        gr_strbuf_appendf(out,
+                          "\tld.const.u64 %%gr_id0, [" GR_RT_PARAMS_NAME "+%u];\n"
+                          "\tld.const.u64 %%gr_id1, [" GR_RT_PARAMS_NAME "+%u];\n"
+                          "\tsub.u64 %%gr_id2, %s, %%gr_id0;\n"
+                          "\tsub.u64 %%gr_id1, %%gr_id1, %%gr_id0;\n"
+                          "\tsetp.ge.u64 %%gr_iq0, %%gr_id2, %%gr_id1;\n"
+                          "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n"
+                          "\tand.b64 %%gr_id2, %%gr_id2, -4;\n"
+                          "\tld.const.u64 %%gr_id0, [" GR_RT_PARAMS_NAME "+%u];\n"
+                          "\tmad.lo.u64 %%gr_id3, %%gr_id2, 2, %%gr_id0;\n",
+                          RT_OFF(arena_lo), RT_OFF(arena_hi), c.addr, site, RT_OFF(arena_shadow));
+    }
+    /* The thread's record (bar, wep, flags) and the shadow word; touched as the hook sets it. */
+    gr_strbuf_appendf(out,
+                      "\tld.global.v4.u32 {%%gr_iu2, %%gr_iu3, %%gr_iu4, %%gr_iu5}, [%%gr_itp];\n"
+                      "\tld.volatile.%s.u64 %%gr_id4, [%s];\n"
+                      "\tsetp.lt.u32 %%gr_iq1, %%gr_iu4, %" PRIu32 ";\n"
+                      "\t@%%gr_iq1 st.global.u8 [%%gr_itp+%u], %%gr_ih;\n"
+                      "\tand.b32 %%gr_iu3, %%gr_iu3, %" PRIu32 ";\n"
+                      "\tor.b32 %%gr_iu5, %%gr_iu3, %" PRIu32 ";\n",
+                      sp, sa, (uint32_t)1u << touched_shift,
+                      (unsigned)offsetof(gr_rt_thread, touched),
+                      (uint32_t)(GR_FSM_M_WEP >> low_bit(GR_FSM_M_WEP)), HI(single));
+    if (size < 4)
+        gr_strbuf_appendf(out,
+                          "\tcvt.u32.u64 %%gr_iu6, %s;\n"
+                          "\tand.b32 %%gr_iu6, %%gr_iu6, 3;\n"
+                          "\tmov.u32 %%gr_iu7, %" PRIu32 ";\n"
+                          "\tshl.b32 %%gr_iu7, %%gr_iu7, %%gr_iu6;\n"
+                          "\tand.b32 %%gr_iu7, %%gr_iu7, %" PRIu32 ";\n"
+                          "\tor.b32 %%gr_iu5, %%gr_iu5, %%gr_iu7;\n",
+                          c.addr, ((1u << size) - 1u) << bytes_hi, HI(GR_FSM_M_BYTES));
+    gr_strbuf_appendf(out,
+                      "\tshl.b32 %%gr_iu10, %%gr_iu2, %u;\n"
+                      "\tor.b32 %%gr_iu10, %%gr_iu10, %%gr_irep;\n"
+                      "\tmov.b64 %%gr_id5, {%%gr_iu10, %%gr_iu5};\n"
+                      /* nothing new: this thread's same access at the same epochs */
+                      "\txor.b64 %%gr_id6, %%gr_id4, %%gr_id5;\n"
+                      "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n",
+                      low_bit(GR_FSM_M_BAR), (uint64_t)GR_FSM_ALL_BUT_INSTR);
+    if (ngran > 1) {
+        /* Every granule is whole: the same single word for each; any other word -> hook. */
+        for (uint32_t g = 1; g < ngran; g++)
+            gr_strbuf_appendf(out,
+                              "\tld.volatile.%s.u64 %%gr_id7, [%s+%u];\n"
+                              "\txor.b64 %%gr_id7, %%gr_id7, %%gr_id5;\n"
+                              "\tand.b64 %%gr_id7, %%gr_id7, %" PRIu64 ";\n"
+                              "\tor.b64 %%gr_id6, %%gr_id6, %%gr_id7;\n",
+                              sp, sa, 8u * g, (uint64_t)GR_FSM_ALL_BUT_INSTR);
+        gr_strbuf_appendf(out,
+                          "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
+                          "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
+                          "\tbra $gr_i%" PRIu32 "_s;\n",
+                          site, site);
+    } else {
+        gr_strbuf_appendf(
+            out,
+            "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
+            "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
+            /* empty word */
+            "\tsetp.eq.u64 %%gr_iq0, %%gr_id4, 0;\n"
+            "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_c;\n"
+            /* members of one block (who ONE..BLOCK; not poison, not grid) */
+            "\tmov.b64 {%%gr_iu6, %%gr_iu7}, %%gr_id4;\n"
+            "\tand.b32 %%gr_iu8, %%gr_iu6, %" PRIu32 ";\n"
+            "\tsub.u32 %%gr_iu8, %%gr_iu8, %" PRIu32 ";\n"
+            "\tsetp.gt.u32 %%gr_iq0, %%gr_iu8, %" PRIu32 ";\n"
+            "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n"
+            /* same thread: who ONE and rep equal */
+            "\txor.b32 %%gr_iu9, %%gr_iu6, %%gr_irep;\n"
+            "\tand.b32 %%gr_iu9, %%gr_iu9, %" PRIu32 ";\n"
+            "\tsetp.eq.u32 %%gr_iq3, %%gr_iu9, 0;\n"
+            "\tsetp.lt.and.u32 %%gr_iq3, %%gr_iu8, 3, %%gr_iq3;\n",
+            site, site, STATE_MASK, STATE_WHO_LO, STATE_WHO_SPAN, site, (uint32_t)GR_FSM_M_REP);
+        if (!write) {
+            /* a read covers the members only when none wrote */
+            gr_strbuf_appendf(out,
+                              "\tand.b32 %%gr_iu9, %%gr_iu7, %" PRIu32 ";\n"
+                              "\tsetp.eq.u32 %%gr_iq1, %%gr_iu9, 0;\n"
+                              "\tand.pred %%gr_iq3, %%gr_iq3, %%gr_iq1;\n",
+                              HI(GR_FSM_M_WTRI));
+        }
+        gr_strbuf_appendf(
+            out,
+            "\t@%%gr_iq3 bra $gr_i%" PRIu32 "_c;\n"
+            /* the latest member in this block, the block regular, its epoch 1..239 back */
+            "\tbfe.u32 %%gr_iu9, %%gr_iu6, %u, %u;\n"
+            "\tsub.u32 %%gr_iu9, %%gr_iu9, %%gr_ibase;\n"
+            "\tld.const.u32 %%gr_iu0, [" GR_RT_PARAMS_NAME "+%u];\n"
+            "\tsetp.ge.u32 %%gr_iq0, %%gr_iu9, %%gr_iu0;\n"
+            "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n"
+            "\tld.volatile.global.u32 %%gr_iu9, [%%gr_ibw];\n"
+            "\tand.b32 %%gr_iu9, %%gr_iu9, %u;\n"
+            "\tsetp.ne.u32 %%gr_iq0, %%gr_iu9, 0;\n"
+            "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n"
+            "\tshr.u32 %%gr_iu9, %%gr_iu6, %u;\n"
+            "\tsub.u32 %%gr_iu9, %%gr_iu2, %%gr_iu9;\n"
+            "\tand.b32 %%gr_iu9, %%gr_iu9, %" PRIu32 ";\n"
+            "\tsub.u32 %%gr_iu9, %%gr_iu9, 1;\n"
+            "\tsetp.gt.u32 %%gr_iq0, %%gr_iu9, %u;\n"
+            "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n",
+            site, low_bit(GR_FSM_M_REP), (unsigned)GR_FSM_REP_BITS, RT_OFF(threads_per_block),
+            site, (unsigned)GR_RT_BLOCK_IRREGULAR, site, low_bit(GR_FSM_M_BAR),
+            (uint32_t)(GR_FSM_M_BAR >> low_bit(GR_FSM_M_BAR)), QUICK_BACK_MAX - 1u, site);
+        if (!write) {
+            gr_strbuf_appendf(out, "\t@%%gr_iq1 bra $gr_i%" PRIu32 "_c;\n", site);
+            emit_oldw_word(out);
+        }
+        gr_strbuf_appendf(out,
+                          "$gr_i%" PRIu32 "_c:\n"
+                          "\tatom.%s.cas.b64 %%gr_id6, [%s], %%gr_id4, %%gr_id5;\n"
+                          "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, %%gr_id4;\n"
+                          "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n",
+                          site, sp, sa, site);
+    }
+    /* The slow path: the hook, unchanged but for .uni (the lanes may have diverged here). */
+    gr_strbuf_appendf(out,
+                      "$gr_i%" PRIu32 "_s:\n"
+                      "\tcall " GR_HOOK_ACCESS_NAME ", (%s, 0x%" PRIx32 ", %" PRIu32 ");\n"
+                      "$gr_i%" PRIu32 "_d:\n",
+                      site, c.addr, c.info, c.id, site);
+    return true;
+}

@@ -1,0 +1,48 @@
+/* inline_access.h — the common path of __gr_hook_access emitted as PTX at each access site.
+ *
+ * ptxas does not inline .func calls, so every instrumented access used to pay a real call.
+ * For a plain (weak, non-atomic, non-volatile) global, shared or generic access whose info word
+ * is a constant, the module pass (module.c) replaces the hook call by inline PTX that finds the
+ * shadow word and decides the cases gr_fsm_quick() decides, exactly as the hook would:
+ *   - the word already holds this thread's same kind of access at the same epochs: nothing;
+ *   - the word is empty: CAS it to the access alone;
+ *   - the access is ordered after every member (same thread, or a barrier of a regular block
+ *     it waited at) and covers them: CAS to the access alone; a read that does not cover
+ *     (the members wrote) becomes the OLDW word gr_fsm_update_slow() builds for it;
+ * and calls the hook, unchanged, for everything else (module .global variables, out of
+ * bounds, a CAS that lost, words the rules must look at). Accesses of 8 or 16 bytes check
+ * every granule and take only the first case inline.
+ *
+ * The code reads the launch parameters from __gr_rt (offsets from rt_abi.h) and builds shadow
+ * words from the field masks of oracle/fsm_rules.h. Per function a prologue computes, once,
+ * the thread's record pointer, its rep field, its block's first thread and word, and the shared
+ * shadow base; ptxas drops what a function does not use. */
+#ifndef GR_EXEC_GPU_INLINE_ACCESS_H
+#define GR_EXEC_GPU_INLINE_ACCESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/strbuf.h"
+
+/* False when the FSM word or the thread record is laid out differently from what the emitted
+ * PTX assumes (then the backend keeps the hook calls). */
+bool gr_gpu_inline_supported(void);
+
+/* Module-scope declarations the inline code refers to (after .address_size). */
+void gr_gpu_inline_declare(gr_strbuf *out);
+
+/* Register declarations, right after a function body's opening brace. */
+void gr_gpu_inline_regs(gr_strbuf *out);
+
+/* Per-function set-up, before the first instruction (after __gr_hook_enter in a kernel). */
+void gr_gpu_inline_prologue(gr_strbuf *out);
+
+/* When `line` (one statement, as module.c sees it) is an eligible
+ * `[@p] call[.uni] __gr_hook_access, (ADDR, INFO, ID);`, appends its inline check (labels
+ * numbered by `site`, the call kept as the slow path) and returns true; otherwise appends
+ * nothing and returns false. */
+bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t site);
+
+#endif
