@@ -84,13 +84,26 @@ static void on_access(void *ctx, const gr_access_event *e) {
     a->scope = map_scope(e->scope);
     a->sem = map_sem(e->sem);
     uint32_t base = e->block_linear * d->threads_per_block + e->first_thread;
-    for (uint32_t m = e->lane_mask; m && !gr_error_failed(&d->err); m &= m - 1) {
-        int l = __builtin_ctz(m);
-        a->thread = base + (uint32_t)l;
-        a->addr = a->space == GR_SPACE_SHARED ? e->addr[l] - 0x10000000000ull : e->addr[l];
-        gr_detector_access(d->det, a, &d->err);
+    /* The whole lane group in one call; shared addresses become offsets in the block's window. */
+    const uint64_t *addr = e->addr;
+    uint64_t shared_addr[32];
+    if (a->space == GR_SPACE_SHARED) {
+        for (uint32_t m = e->lane_mask; m; m &= m - 1) {
+            int l = __builtin_ctz(m);
+            shared_addr[l] = e->addr[l] - 0x10000000000ull;
+        }
+        addr = shared_addr;
     }
+    if (!gr_error_failed(&d->err))
+        gr_detector_access_lanes(d->det, a, e->lane_mask, base, addr, &d->err);
     if (d->chain && d->chain->access) d->chain->access(d->chain->ctx, e);
+}
+
+/* A per-thread event by every lane of the mask. */
+static void feed_lanes(gr_exec_detector *d, const gr_event *ev, uint32_t lane_mask,
+                       uint32_t first_thread) {
+    if (gr_error_failed(&d->err)) return;
+    gr_detector_feed_lanes(d->det, ev, lane_mask, first_thread, &d->err);
 }
 
 static void on_sync(void *ctx, const gr_sync_event *e) {
@@ -105,10 +118,7 @@ static void on_sync(void *ctx, const gr_sync_event *e) {
         ev.u.arrive.barrier = e->barrier_id;
         ev.u.arrive.expected = e->expected;
         ev.u.arrive.waits = e->kind == GR_SYNC_BAR_WAIT;
-        for (uint32_t m = e->lane_mask; m; m &= m - 1) {
-            ev.u.arrive.thread = base + (uint32_t)__builtin_ctz(m);
-            feed(d, &ev);
-        }
+        feed_lanes(d, &ev, e->lane_mask, base);
         break;
     case GR_SYNC_BARRIER:
         ev.type = GR_EV_BARRIER_COMPLETE;
@@ -132,17 +142,11 @@ static void on_sync(void *ctx, const gr_sync_event *e) {
         ev.type = GR_EV_FENCE;
         ev.u.fence.scope = map_scope(e->scope);
         ev.u.fence.sem = e->sem == PTX_SEM_ACQ_REL ? GR_SEM_ACQ_REL : GR_SEM_SC;
-        for (uint32_t m = e->lane_mask; m; m &= m - 1) {
-            ev.u.fence.thread = base + (uint32_t)__builtin_ctz(m);
-            feed(d, &ev);
-        }
+        feed_lanes(d, &ev, e->lane_mask, base);
         break;
     case GR_SYNC_THREAD_EXIT:
         ev.type = GR_EV_THREAD_EXIT;
-        for (uint32_t m = e->lane_mask; m; m &= m - 1) {
-            ev.u.exit.thread = base + (uint32_t)__builtin_ctz(m);
-            feed(d, &ev);
-        }
+        feed_lanes(d, &ev, e->lane_mask, base);
         break;
     }
     if (d->chain && d->chain->sync) d->chain->sync(d->chain->ctx, e);
@@ -196,6 +200,7 @@ bool gr_exec_detector_finish(gr_exec_detector *d, gr_launch_result *res, uint32_
         gr_fail(err, d->err.status, "race detector: %s", d->err.message ? d->err.message : "?");
         return false;
     }
+    res->undecided += gr_detector_get_stats(d->det).undecided;
     const gr_race_set *set = gr_detector_races(d->det);
     for (size_t i = 0; i < set->count; i++) {
         if ((uint32_t)res->nfindings >= max_findings) {

@@ -58,6 +58,46 @@ bool gr_detector_access(gr_detector *d, const gr_access *a, gr_error *err) {
     return finish(d, ok, err);
 }
 
+bool gr_detector_access_lanes(gr_detector *d, const gr_access *proto, uint32_t lane_mask,
+                              uint32_t first_thread, const uint64_t *addr, gr_error *err) {
+    uint32_t lanes = (uint32_t)__builtin_popcount(lane_mask);
+    d->stats.events += lanes;
+    d->stats.accesses += lanes;
+    if (d->fsm)
+        return finish(d, gr_fsm_feed_lanes(d->fsm, proto, lane_mask, first_thread, addr, err), err);
+    gr_access a = *proto;
+    for (uint32_t m = lane_mask; m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(m);
+        a.thread = first_thread + l;
+        a.addr = addr[l];
+        if (!finish(d, gr_hb_access(d->hb, &a, err), err)) return false;
+    }
+    return true;
+}
+
+bool gr_detector_feed_lanes(gr_detector *d, const gr_event *ev, uint32_t lane_mask,
+                            uint32_t first_thread, gr_error *err) {
+    if (d->fsm) {
+        d->stats.events += (uint32_t)__builtin_popcount(lane_mask);
+        return finish(d, gr_fsm_event_lanes(d->fsm, ev, lane_mask, first_thread, err), err);
+    }
+    gr_event e = *ev;
+    for (uint32_t m = lane_mask; m; m &= m - 1) {
+        uint32_t thread = first_thread + (uint32_t)__builtin_ctz(m);
+        switch ((gr_event_type)e.type) {
+        case GR_EV_BARRIER_ARRIVE: e.u.arrive.thread = thread; break;
+        case GR_EV_FENCE: e.u.fence.thread = thread; break;
+        case GR_EV_THREAD_EXIT: e.u.exit.thread = thread; break;
+        default:
+            return gr_fail(err, GR_ERR_INTERNAL, "event type %u is not a per-thread event",
+                           e.type);
+        }
+        d->stats.events++;
+        if (!finish(d, gr_hb_event(d->hb, &e, err), err)) return false;
+    }
+    return true;
+}
+
 const gr_race_set *gr_detector_races(const gr_detector *d) { return &d->races; }
 
 gr_detector_stats gr_detector_get_stats(const gr_detector *d) {

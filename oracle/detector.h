@@ -46,6 +46,19 @@ gr_detector *gr_detector_create(const gr_launch_geometry *geom, const gr_detecto
 bool gr_detector_feed(gr_detector *d, const gr_event *ev, gr_error *err);
 /* The same for an access, without building a gr_event. */
 bool gr_detector_access(gr_detector *d, const gr_access *a, gr_error *err);
+/* One instruction executed by a group of lanes (a warp's active lanes): for each lane l of
+ * lane_mask in increasing order, the access `proto` by thread first_thread + l at addr[l]
+ * (proto's thread and addr are ignored). The same verdicts, races and statistics as
+ * gr_detector_access() lane by lane, stopping at the first failing lane; the FSM decides the
+ * group in one pass. On failure the statistics count the whole group. */
+bool gr_detector_access_lanes(gr_detector *d, const gr_access *proto, uint32_t lane_mask,
+                              uint32_t first_thread, const uint64_t *addr, gr_error *err);
+/* A per-thread event (GR_EV_BARRIER_ARRIVE, GR_EV_FENCE or GR_EV_THREAD_EXIT; its thread field
+ * is ignored) by each lane l of lane_mask in increasing order, as thread first_thread + l: the
+ * same as gr_detector_feed() lane by lane, stopping at the first failing lane. Other event
+ * types fail (GR_ERR_INTERNAL). */
+bool gr_detector_feed_lanes(gr_detector *d, const gr_event *ev, uint32_t lane_mask,
+                            uint32_t first_thread, gr_error *err);
 const gr_race_set *gr_detector_races(const gr_detector *d);
 gr_detector_stats gr_detector_get_stats(const gr_detector *d);
 void gr_detector_destroy(gr_detector *d);

@@ -258,21 +258,30 @@ static inline gr_fsm_access fsm_access_of(const fsm_thread *t, const gr_access *
     };
 }
 
-/* The full transition, for words the quick path did not decide (kept out of line so the
- * quick path stays short). */
-static __attribute__((noinline)) void update_slow(gr_fsm *f, const fsm_thread *t,
-                                                  const gr_access *a, uint32_t bytes,
-                                                  uint64_t *w, uint64_t single, uint64_t addr) {
-    gr_fsm_access fa = fsm_access_of(t, a, bytes);
+/* The synchronization context of thread `t` against the members of word `w`. */
+static inline void slow_context(gr_fsm *f, const fsm_thread *t, uint64_t w) {
     gr_fsm_ctx *ctx = &f->ctx;
     ctx->warp_regular = f->warp_regular[t->warp];
     ctx->taint = t->taint;
     ctx->grid_rel = f->grid_rel;
-    ctx->rep_block_rel = f->block_rel[gr_fsm_div(gr_fsm_rep(*w), f->tpb, ctx->tpb_recip)];
+    ctx->rep_block_rel = f->block_rel[gr_fsm_div(gr_fsm_rep(w), f->tpb, ctx->tpb_recip)];
+}
+
+static void count_action(gr_fsm *f, const gr_access *a, uint32_t block, uint64_t addr,
+                         const gr_fsm_result *r) {
+    if (r->action == GR_FSM_ACT_UNDECIDED) f->undecided++;
+    else if (r->action == GR_FSM_ACT_RACE) report(f, a, block, addr, r);
+}
+
+/* The full transition, for words the quick path did not decide (kept out of line so the
+ * quick path stays short). `a` names the access in a report; `fa` is it as the rules see it. */
+static __attribute__((noinline)) void update_slow(gr_fsm *f, const fsm_thread *t,
+                                                  const gr_access *a, const gr_fsm_access *fa,
+                                                  uint64_t *w, uint64_t single, uint64_t addr) {
+    slow_context(f, t, *w);
     gr_fsm_result r = {0};
-    *w = gr_fsm_update_slow(*w, single, &fa, ctx, &r);
-    if (r.action == GR_FSM_ACT_UNDECIDED) f->undecided++;
-    else if (r.action == GR_FSM_ACT_RACE) report(f, a, t->block, addr, &r);
+    *w = gr_fsm_update_slow(*w, single, fa, &f->ctx, &r);
+    count_action(f, a, t->block, addr, &r);
 }
 
 static __attribute__((noinline)) bool bad_access(const gr_fsm *f, const gr_access *a,
@@ -323,7 +332,7 @@ static __attribute__((noinline)) bool feed_general(gr_fsm *f, fsm_thread *t, con
         if (!w) return false;
         uint64_t single = base | (uint64_t)fa.bytes << 40;
         if (gr_fsm_quick(*w, single, &fa, &f->ctx, &nw)) *w = nw;
-        else update_slow(f, t, a, fa.bytes, w, single, lo);
+        else update_slow(f, t, a, &fa, w, single, lo);
     }
     bool atomic = a->kind == GR_ACCESS_ATOMIC;
     if (atomic || fa.vol)
@@ -352,8 +361,185 @@ bool gr_fsm_feed_access(gr_fsm *f, const gr_access *a, gr_error *err) {
     if (!w) return false;
     uint64_t single = gr_fsm_single(&fa);
     if (gr_fsm_quick(*w, single, &fa, &f->ctx, &nw)) *w = nw;
-    else update_slow(f, t, a, bytes, w, single, a->addr);
+    else update_slow(f, t, a, &fa, w, single, a->addr);
     return true;
+}
+
+/* The lanes one at a time through gr_fsm_feed_access(): batches the fast path does not take
+ * (atomics, volatile accesses, lanes of several blocks, malformed accesses). */
+static bool feed_lanes_one_by_one(gr_fsm *f, const gr_access *proto, uint32_t lane_mask,
+                                  uint32_t first_thread, const uint64_t *addr, gr_error *err) {
+    gr_access a = *proto;
+    for (uint32_t m = lane_mask; m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(m);
+        a.thread = first_thread + l;
+        a.addr = addr[l];
+        if (!gr_fsm_feed_access(f, &a, err)) return false;
+    }
+    return true;
+}
+
+/* The lanes of a warp mostly see words that differ only in the latest member's thread (a
+ * neighbour's slot, a word the previous lane just read) and take the same slow transition.
+ * gr_fsm_update_slow() reads that thread (`rep`) and the accessing thread only through
+ * whether they are one thread, share a block, share a warp, and the release flags of rep's
+ * block; its new word always names the accessing thread, and a race names rep. So for lanes
+ * with the same synchronization state (epochs, taint, warp), the same old word and access word
+ * less their thread fields, and the same relation between the two threads (`rel`), the
+ * transition is the same up to those fields: the batch remembers its latest slow transition
+ * and replays it. */
+typedef struct slow_memo {
+    bool valid;
+    uint64_t w, single; /* old word and access word, thread fields masked */
+    uint32_t rel;       /* rep_relation() */
+    uint64_t out;       /* new word, thread field masked */
+    gr_fsm_result r;
+} slow_memo;
+
+/* What the slow transition reads of the pair (rep, accessing thread of block `block` and
+ * warp-in-block `warp`). */
+static inline uint32_t rep_relation(const gr_fsm *f, uint32_t block, uint32_t warp,
+                                    uint32_t thread, uint32_t rep) {
+    const gr_fsm_ctx *c = &f->ctx;
+    uint32_t rep_block = gr_fsm_div(rep, f->tpb, c->tpb_recip);
+    uint32_t rep_warp = gr_fsm_div(rep - rep_block * f->tpb, f->ws, c->ws_recip);
+    return (uint32_t)(rep == thread) | (uint32_t)(rep_block == block) << 1 |
+           (uint32_t)(rep_warp == warp) << 2 | (uint32_t)f->block_rel[rep_block] << 3;
+}
+
+/* Do the lanes of the mask share one warp and its synchronization state? */
+static bool lanes_in_step(const fsm_thread *lane0, uint32_t lane_mask) {
+    const fsm_thread *a = &lane0[__builtin_ctz(lane_mask)];
+    for (uint32_t m = lane_mask & (lane_mask - 1); m; m &= m - 1) {
+        const fsm_thread *b = &lane0[__builtin_ctz(m)];
+        if (b->bar != a->bar || b->wbar != a->wbar || b->wep != a->wep || b->warp != a->warp ||
+            b->taint != a->taint)
+            return false;
+    }
+    return true;
+}
+
+/* What one call of feed_plain_lanes() shares between its lanes. */
+typedef struct lane_batch {
+    gr_fsm *f;
+    const gr_access *proto;
+    uint32_t block, warp; /* warp within the block */
+    fsm_thread *lane0;
+    uint32_t lane_mask;
+    int in_step;          /* lanes_in_step(), computed at the first slow transition: -1 not yet */
+    slow_memo memo;
+} lane_batch;
+
+/* rep_relation(), less what a word of `who` makes irrelevant: for members of several blocks
+ * the slow transition reads rep only to name it in a report. */
+static inline uint32_t memo_relation(const lane_batch *lb, uint64_t w, uint32_t thread) {
+    if (gr_fsm_who(w) == GR_FSM_WHO_GRID) return 0;
+    return rep_relation(lb->f, lb->block, lb->warp, thread, gr_fsm_rep(w));
+}
+
+static __attribute__((noinline)) void report_lane(lane_batch *lb, uint32_t thread, uint64_t addr,
+                                                  const gr_fsm_result *r) {
+    gr_access a = *lb->proto;
+    a.thread = thread;
+    count_action(lb->f, &a, lb->block, addr, r);
+}
+
+/* Replays the batch's latest slow transition on word *w when it applies; false otherwise. */
+static inline bool lane_replay(lane_batch *lb, uint32_t thread, uint64_t *w, uint64_t single,
+                               uint64_t addr) {
+    const slow_memo *m = &lb->memo;
+    uint64_t old = *w;
+    if (!m->valid || ((old ^ m->w) & ~GR_FSM_M_REP) != 0 ||
+        ((single ^ m->single) & ~GR_FSM_M_REP) != 0 || memo_relation(lb, old, thread) != m->rel)
+        return false;
+    *w = m->out | (single & GR_FSM_M_REP);
+    if (m->r.action != GR_FSM_ACT_NONE) {
+        gr_fsm_result r = m->r;
+        r.other_thread = gr_fsm_rep(old);
+        report_lane(lb, thread, addr, &r);
+    }
+    return true;
+}
+
+/* The slow transition of one lane's granule; remembered for the next lanes when the lanes are
+ * in step. Out of line: the lane loop stays small. */
+static __attribute__((noinline)) void lane_slow(lane_batch *lb, const fsm_thread *t,
+                                                const gr_fsm_access *fa, uint64_t *w,
+                                                uint64_t single, uint64_t addr) {
+    gr_fsm *f = lb->f;
+    uint64_t old = *w;
+    slow_context(f, t, old);
+    gr_fsm_result r = {0};
+    *w = gr_fsm_update_slow(old, single, fa, &f->ctx, &r);
+    if (lb->in_step < 0) lb->in_step = lanes_in_step(lb->lane0, lb->lane_mask);
+    if (lb->in_step)
+        lb->memo = (slow_memo){.valid = true, .w = old & ~GR_FSM_M_REP,
+                               .single = single & ~GR_FSM_M_REP,
+                               .rel = memo_relation(lb, old, fa->thread),
+                               .out = *w & ~GR_FSM_M_REP, .r = r};
+    if (r.action != GR_FSM_ACT_NONE) report_lane(lb, fa->thread, addr, &r);
+}
+
+/* Plain accesses of one instruction by lanes of one block, in lane order: the same
+ * transitions as gr_fsm_feed_access() lane by lane, with what the lanes share computed once
+ * (the access's fields, the block's context, the shadow page while the lanes stay on it, and
+ * when the lanes are in step, a slow transition they repeat). */
+static bool feed_plain_lanes(gr_fsm *f, const gr_access *proto, uint32_t lane_mask,
+                             uint32_t first_thread, const uint64_t *addr, gr_error *err) {
+    fsm_thread *lane0 = &f->threads[first_thread];
+    const fsm_thread *t0 = &lane0[__builtin_ctz(lane_mask)];
+    lane_batch lb = {.f = f, .proto = proto, .block = t0->block,
+                     .warp = t0->warp - t0->block * f->wpb, .lane0 = lane0,
+                     .lane_mask = lane_mask, .in_step = -1};
+    f->ctx.block_regular = f->blocks[lb.block].regular;
+    uint32_t size = proto->size, write = proto->kind == GR_ACCESS_WRITE;
+    uint32_t instr = proto->instr >= GR_FSM_INSTR_UNKNOWN ? GR_FSM_INSTR_UNKNOWN : proto->instr;
+    /* The shadow word of the access alone, less its thread, epochs and bytes. */
+    uint64_t common = gr_fsm_pack(GR_FSM_WHO_ONE, GR_FSM_EXACT, 0, 0, 0, 0, 1u,
+                                  write ? GR_FSM_TRI_ALL : GR_FSM_TRI_NONE, GR_FSM_TRI_ALL, 0, 0,
+                                  instr);
+    uint64_t page = UINT64_MAX, *words = NULL;
+    for (uint32_t m = lane_mask; m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(m);
+        fsm_thread *t = &lane0[l];
+        t->touched = t->ever_touched = 1;
+        gr_fsm_access fa = {.thread = first_thread + l, .bar = t->bar, .wep = t->wep,
+                            .instr = instr, .write = write, .bar_lag = t->bar - t->wbar};
+        uint64_t tsingle = common | (uint64_t)fa.thread << 4 | (uint64_t)(fa.bar & 0xffu) << 24 |
+                           (uint64_t)(fa.wep & 0xffu) << 32;
+        uint64_t lo = addr[l], end = lo + size;
+        for (uint64_t g = lo & ~(uint64_t)3; g < end; g += 4, lo = g) {
+            uint64_t hi = g + 4 < end ? g + 4 : end;
+            fa.bytes = ((1u << (hi - lo)) - 1u) << (lo - g);
+            uint64_t gi = g >> 2;
+            if (gi / PAGE_WORDS != page) {
+                page = gi / PAGE_WORDS;
+                uint64_t key = page_key(proto->space, lb.block, page);
+                words = f->last && f->last->key == key ? f->last->words
+                                                        : shadow_words(f, key, err);
+                if (!words) return false;
+            }
+            uint64_t *w = &words[gi % PAGE_WORDS], nw;
+            uint64_t single = tsingle | (uint64_t)fa.bytes << 40;
+            if (gr_fsm_quick(*w, single, &fa, &f->ctx, &nw)) *w = nw;
+            else if (!lane_replay(&lb, fa.thread, w, single, lo))
+                lane_slow(&lb, t, &fa, w, single, lo);
+        }
+    }
+    return true;
+}
+
+bool gr_fsm_feed_lanes(gr_fsm *f, const gr_access *proto, uint32_t lane_mask,
+                       uint32_t first_thread, const uint64_t *addr, gr_error *err) {
+    if (proto->space > GR_SPACE_SHARED || lane_mask == 0) return true;
+    uint32_t last = 31u - (uint32_t)__builtin_clz(lane_mask);
+    uint32_t first = (uint32_t)__builtin_ctz(lane_mask);
+    bool plain = proto->kind <= GR_ACCESS_WRITE && !(proto->flags & GR_ACCESS_VOLATILE);
+    if (!plain || proto->size == 0 || proto->size > 16 ||
+        (uint64_t)first_thread + last >= f->nthreads ||
+        f->threads[first_thread + first].block != f->threads[first_thread + last].block)
+        return feed_lanes_one_by_one(f, proto, lane_mask, first_thread, addr, err);
+    return feed_plain_lanes(f, proto, lane_mask, first_thread, addr, err);
 }
 
 /* Live lanes of a warp (exited threads left out). */
@@ -447,6 +633,32 @@ static bool warp_event(gr_fsm *f, const gr_event *ev, gr_error *err) {
         return gr_fail(err, GR_ERR_INTERNAL, "warp event names block %u warp %u", ev->u.warp.block,
                        ev->u.warp.warp);
     warp_sync(f, ev->u.warp.block, ev->u.warp.warp, ev->u.warp.mask);
+    return true;
+}
+
+bool gr_fsm_event_lanes(gr_fsm *f, const gr_event *ev, uint32_t lane_mask,
+                        uint32_t first_thread, gr_error *err) {
+    if (ev->type == GR_EV_BARRIER_ARRIVE && lane_mask &&
+        (uint64_t)first_thread + (31u - (uint32_t)__builtin_clz(lane_mask)) < f->nthreads &&
+        ev->u.arrive.barrier < MAX_BARRIERS) {
+        for (uint32_t m = lane_mask; m; m &= m - 1)
+            barrier_arrive(f, &f->threads[first_thread + (uint32_t)__builtin_ctz(m)],
+                           ev->u.arrive.barrier, ev->u.arrive.waits);
+        return true;
+    }
+    gr_event e = *ev;
+    for (uint32_t m = lane_mask; m; m &= m - 1) {
+        uint32_t thread = first_thread + (uint32_t)__builtin_ctz(m);
+        switch ((gr_event_type)e.type) {
+        case GR_EV_BARRIER_ARRIVE: e.u.arrive.thread = thread; break;
+        case GR_EV_FENCE: e.u.fence.thread = thread; break;
+        case GR_EV_THREAD_EXIT: e.u.exit.thread = thread; break;
+        default:
+            return gr_fail(err, GR_ERR_INTERNAL, "event type %u is not a per-thread event",
+                           e.type);
+        }
+        if (!gr_fsm_event(f, &e, err)) return false;
+    }
     return true;
 }
 

@@ -22,7 +22,16 @@ typedef struct gr_fsm gr_fsm;
 gr_fsm *gr_fsm_create(const gr_launch_geometry *geom, bool lockstep, gr_race_fn on_race,
                       void *user, gr_error *err);
 bool gr_fsm_event(gr_fsm *f, const gr_event *ev, gr_error *err);
+/* A per-thread event (barrier arrival, fence, thread exit) by each lane l of lane_mask in
+ * increasing order, as thread first_thread + l: the same as gr_fsm_event() lane by lane. */
+bool gr_fsm_event_lanes(gr_fsm *f, const gr_event *ev, uint32_t lane_mask,
+                        uint32_t first_thread, gr_error *err);
 bool gr_fsm_feed_access(gr_fsm *f, const gr_access *a, gr_error *err);
+/* One instruction's accesses by a group of lanes: for each lane l of lane_mask in increasing
+ * order, `proto` with thread first_thread + l and address addr[l]. Exactly the transitions,
+ * races and errors of gr_fsm_feed_access() lane by lane, computed faster. */
+bool gr_fsm_feed_lanes(gr_fsm *f, const gr_access *proto, uint32_t lane_mask,
+                       uint32_t first_thread, const uint64_t *addr, gr_error *err);
 /* Accesses whose verdict constant space could not decide (reported as silence). */
 uint64_t gr_fsm_undecided(const gr_fsm *f);
 /* Shadow memory in use and the bytes of user memory it tracks (granules * 4). */

@@ -1,9 +1,10 @@
 /* bench_sim — how fast the simulator executes, in thread-instructions per second on one core.
  *
  * Three kernels: convergent arithmetic, convergent memory traffic (global + shared), and
- * divergent control flow. Each runs 5 times with the FSM detector on and 5 times with no
- * detector; the median is printed, with a plain C loop doing the same per-thread work as the
- * baseline (its figure is the simulator's instruction count divided by the C loop's time).
+ * divergent control flow. Each runs 5 times with the FSM detector on, 3 times with the
+ * happens-before detector and 5 times with no detector, in the same process; the medians are
+ * printed, with a plain C loop doing the same per-thread work as the baseline (its figure is
+ * the simulator's instruction count divided by the C loop's time).
  * Build in Release without sanitizers for meaningful numbers. */
 #include <math.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ static const char kernels[] =
     "  out[blockIdx.x * blockDim.x + threadIdx.x] = x;\n"
     "}\n";
 
-enum { BLOCKS = 8, THREADS = 256, N = BLOCKS * THREADS, REPS = 5 };
+enum { BLOCKS = 8, THREADS = 256, N = BLOCKS * THREADS, REPS = 5, REPS_HB = 3 };
 
 
 /* ---- native baselines: the same per-thread work as the kernels ------------------------- */
@@ -107,7 +108,20 @@ typedef struct bench_case {
     double target; /* M thread-instructions per second with the detector on */
 } bench_case;
 
-int main(void) {
+/* With arguments, only the named kernels (arith, memory, divergent) and detector settings
+ * (fsm, hb, off) run, for profiling; the other columns print 0. */
+static bool selected(int argc, char **argv, const char *a, const char *b, const char *c,
+                     const char *name) {
+    bool any = false;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], a) || !strcmp(argv[i], b) || !strcmp(argv[i], c)) {
+            any = true;
+            if (!strcmp(argv[i], name)) return true;
+        }
+    return !any;
+}
+
+int main(int argc, char **argv) {
     gr_error err = GR_ERROR_INIT;
     gr_compile_result cr;
     memset(&cr, 0, sizeof cr);
@@ -139,18 +153,24 @@ int main(void) {
         {"convergent memory (global+shared)", "memory", 400, 100},
         {"divergent control flow", "divergent", 300, 20},
     };
-    printf("bench_sim: %d blocks x %d threads, median of %d runs, one core\n", BLOCKS, THREADS, REPS);
-    printf("%-36s %14s %14s %14s %10s %8s\n", "workload", "M thr-insn/s", "M thr-insn/s",
-           "native C", "slowdown", "target");
-    printf("%-36s %14s %14s %14s %10s %8s\n", "", "(FSM on)", "(no detector)", "(equiv. M/s)",
-           "(FSM on)", "(M/s)");
+    printf("bench_sim: %d blocks x %d threads, median of %d runs (HB: %d), one core\n", BLOCKS,
+           THREADS, REPS, REPS_HB);
+    printf("%-36s %14s %14s %14s %14s %10s %8s\n", "workload", "M thr-insn/s", "M thr-insn/s",
+           "M thr-insn/s", "native C", "slowdown", "target");
+    printf("%-36s %14s %14s %14s %14s %10s %8s\n", "", "(FSM on)", "(HB on)", "(no detector)",
+           "(equiv. M/s)", "(FSM on)", "(M/s)");
     int n = N;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const bench_case *bc = &cases[c];
-        double rate[2][REPS], native[REPS];
+        if (!selected(argc, argv, "arith", "memory", "divergent", bc->kernel)) continue;
+        /* det 0: FSM, 1: HB (fewer runs: it is much slower), 2: no detector. */
+        double rate[3][REPS], native[REPS];
+        const int reps[3] = {REPS, REPS_HB, REPS};
         uint64_t insns = 0;
-        for (int det = 0; det < 2; det++)
-            for (int r = 0; r < REPS; r++) {
+        static const char *const det_names[3] = {"fsm", "hb", "off"};
+        memset(rate, 0, sizeof rate);
+        for (int det = 0; det < 3; det++)
+            for (int r = 0; r < reps[det] && selected(argc, argv, "fsm", "hb", "off", det_names[det]); r++) {
                 gr_launch L;
                 memset(&L, 0, sizeof L);
                 gr_launch_arg args[4];
@@ -168,8 +188,8 @@ int main(void) {
                 L.block = (gr_dim3){THREADS, 1, 1};
                 L.args = args;
                 L.nargs = na;
-                L.detect = det == 0;
-                L.detector = GR_DETECTOR_FSM;
+                L.detect = det < 2;
+                L.detector = det == 1 ? GR_DETECTOR_HB : GR_DETECTOR_FSM;
                 L.step_budget = 4000000000ull;
                 gr_launch_result res;
                 double t0 = gr_bench_now();
@@ -192,9 +212,10 @@ int main(void) {
             else native_divergent(bc->iters);
             native[r] = (double)insns / (gr_bench_now() - t0) / 1e6;
         }
-        double on = gr_bench_median(rate[0], REPS), off = gr_bench_median(rate[1], REPS), nat = gr_bench_median(native, REPS);
-        printf("%-36s %14.1f %14.1f %14.1f %9.1fx %8.0f%s\n", bc->name, on, off, nat, nat / on,
-               bc->target, on >= bc->target ? "" : "  (below target)");
+        double on = gr_bench_median(rate[0], REPS), hb = gr_bench_median(rate[1], REPS_HB);
+        double off = gr_bench_median(rate[2], REPS), nat = gr_bench_median(native, REPS);
+        printf("%-36s %14.1f %14.1f %14.1f %14.1f %9.1fx %8.0f%s\n", bc->name, on, hb, off, nat,
+               nat / on, bc->target, on >= bc->target ? "" : "  (below target)");
     }
     printf("(%s)\n",
 #ifdef __OPTIMIZE__
