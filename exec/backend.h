@@ -118,6 +118,17 @@ typedef struct gr_exec_hooks {
 
 /* A kernel argument: the bytes of the parameter value as the kernel sees them (a pointer is
  * the 8-byte device address from gr_backend_alloc). Sizes must match the PTX parameter. */
+/* The shadow FSM is fast and never reports a false race, but its constant-space summary may
+ * leave an access undecided (silent) or name a summarized partner instead of the exact one.
+ * On the simulator, a launch whose FSM run reports a race or leaves an access undecided is run
+ * again, from the same memory and under the same schedule, with the happens-before detector,
+ * whose findings then stand (gr_launch_result.confirmed_by_hb). Race-free launches the FSM
+ * decides completely cost one run. The GPU backend reports the FSM's own result. */
+typedef enum gr_confirm_mode {
+    GR_CONFIRM_AUTO = 0, /* FSM, then HB when the FSM reports a race or an undecided access */
+    GR_CONFIRM_OFF,      /* the FSM's result as it is */
+} gr_confirm_mode;
+
 typedef struct gr_launch_arg {
     const void *data;
     size_t size;
@@ -134,6 +145,7 @@ typedef struct gr_launch {
     bool detect;                  /* attach a race detector (findings of class race) */
     gr_detector_kind detector;    /* which one (oracle/detector.h): FSM or HB */
     gr_warp_model warp_model;     /* ITS or LOCKSTEP (oracle/detector.h) */
+    gr_confirm_mode confirm;      /* FSM launches on the simulator: confirm with HB (default) */
     const gr_exec_hooks *hooks;   /* may be NULL */
     uint32_t max_findings;        /* 0: 64 */
 } gr_launch;
@@ -182,6 +194,8 @@ typedef struct gr_launch_result {
     uint64_t *block_hits;
     uint32_t *block_first_insn;
     int nblocks;
+    uint64_t undecided;           /* FSM: accesses it left undecided (kept silent) */
+    bool confirmed_by_hb;         /* the race findings come from an HB re-run (gr_confirm_mode) */
     uint64_t thread_instructions; /* instructions executed, summed over threads */
     uint64_t warp_steps;          /* decoded instructions dispatched (one per lane group) */
     char *printf_output;          /* device printf text, NUL-terminated ("" when none) */

@@ -25,6 +25,7 @@
 typedef struct gr_runner_options {
     const char *backend;        /* "auto", "sim" or "gpu"; NULL: "sim" */
     gr_detector_kind detector;  /* FSM (default) or HB */
+    gr_confirm_mode confirm;    /* FSM: confirm races and undecided accesses with HB (default) */
     gr_warp_model warp_model;   /* ITS (default) or LOCKSTEP */
     uint64_t step_budget;       /* thread-instructions before `hang`; 0: per thread, below */
     /* With step_budget 0: max(1 million, this x launched threads); 0: the backend's default.

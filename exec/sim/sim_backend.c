@@ -178,10 +178,10 @@ static bool validate(sim_run *r, const gr_launch *L, gr_error *err) {
     return true;
 }
 
-static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out, gr_error *err) {
-    sim_backend *be = (sim_backend *)b;
+/* One execution of the launch with `detector` (when L->detect). */
+static bool run_once(sim_backend *be, const gr_launch *L, gr_detector_kind detector,
+                     gr_launch_result *out, gr_error *err) {
     memset(out, 0, sizeof *out);
-    if (!be->loaded) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
     sim_run *r = calloc(1, sizeof *r);
     if (!r) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     r->be = be;
@@ -207,7 +207,7 @@ static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out,
     gr_exec_detector *det = NULL;
     gr_launch with_detector;
     if (ok && L->detect) {
-        det = gr_exec_detector_new(L->detector, L->warp_model, r->grid, r->block, L->hooks, err);
+        det = gr_exec_detector_new(detector, L->warp_model, r->grid, r->block, L->hooks, err);
         if (!det) ok = false;
         with_detector = *L;
         with_detector.hooks = det ? gr_exec_detector_hooks(det) : NULL;
@@ -231,6 +231,71 @@ static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out,
     free(r->kparams);
     free(r);
     if (!ok) gr_launch_result_free(out);
+    return ok;
+}
+
+/* Device memory before a launch, so that a confirming re-run starts from the same state. */
+typedef struct memory_snapshot {
+    uint8_t **bytes; /* one copy per allocation */
+    int32_t n;
+} memory_snapshot;
+
+static bool snapshot_take(const sim_backend *be, memory_snapshot *s) {
+    s->n = 0;
+    s->bytes = calloc((size_t)be->nallocs + 1, sizeof *s->bytes);
+    if (!s->bytes) return false;
+    for (; s->n < be->nallocs; s->n++) {
+        const sim_alloc *a = &be->allocs[s->n];
+        s->bytes[s->n] = malloc(a->size ? a->size : 1);
+        if (!s->bytes[s->n]) return false;
+        memcpy(s->bytes[s->n], a->host, a->size);
+    }
+    return true;
+}
+
+static void snapshot_restore(sim_backend *be, const memory_snapshot *s) {
+    for (int32_t i = 0; i < s->n && i < be->nallocs; i++)
+        memcpy(be->allocs[i].host, s->bytes[i], be->allocs[i].size);
+}
+
+static void snapshot_free(memory_snapshot *s) {
+    for (int32_t i = 0; s->bytes && i < s->n; i++) free(s->bytes[i]);
+    free(s->bytes);
+    s->bytes = NULL;
+}
+
+static bool has_race_finding(const gr_launch_result *r) {
+    for (int i = 0; i < r->nfindings; i++)
+        if (r->findings[i].cls == GR_FINDING_RACE) return true;
+    return r->findings_dropped > 0;
+}
+
+/* The FSM first; when it reports a race or leaves an access undecided, the same launch again
+ * from the same memory under happens-before (see gr_confirm_mode). The schedule is a pure
+ * function of the launch, so both runs execute the same interleaving. */
+static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out, gr_error *err) {
+    sim_backend *be = (sim_backend *)b;
+    memset(out, 0, sizeof *out);
+    if (!be->loaded) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
+    bool confirm = L->detect && L->detector == GR_DETECTOR_FSM && L->confirm == GR_CONFIRM_AUTO;
+    if (!confirm) return run_once(be, L, L->detector, out, err);
+    memory_snapshot snap = {0};
+    if (!snapshot_take(be, &snap)) {
+        snapshot_free(&snap);
+        return gr_fail(err, GR_ERR_NOMEM, "out of memory saving device memory before a launch");
+    }
+    bool ok = run_once(be, L, GR_DETECTOR_FSM, out, err);
+    if (ok && (out->undecided > 0 || has_race_finding(out))) {
+        uint64_t undecided = out->undecided;
+        gr_launch_result_free(out);
+        snapshot_restore(be, &snap);
+        ok = run_once(be, L, GR_DETECTOR_HB, out, err);
+        if (ok) {
+            out->undecided = undecided;
+            out->confirmed_by_hb = true;
+        }
+    }
+    snapshot_free(&snap);
     return ok;
 }
 
