@@ -21,6 +21,28 @@ static bool push(const char **list, int *n, const char *value, const char *what,
     return true;
 }
 
+bool cli_parse_detector(const char *text, bool allow_none, gr_detector_kind *kind,
+                        gr_confirm_mode *confirm, bool *detect, gr_error *err) {
+    *kind = GR_DETECTOR_FSM;
+    *confirm = GR_CONFIRM_AUTO;
+    if (detect) *detect = true;
+    if (!text || strcmp(text, "auto") == 0) return true;
+    if (strcmp(text, "fsm") == 0) {
+        *confirm = GR_CONFIRM_OFF;
+        return true;
+    }
+    if (strcmp(text, "hb") == 0) {
+        *kind = GR_DETECTOR_HB;
+        return true;
+    }
+    if (allow_none && detect && strcmp(text, "none") == 0) {
+        *detect = false;
+        return true;
+    }
+    return gr_fail(err, GR_ERR_USAGE, "--detector must be auto, fsm, hb%s, not '%s'",
+                   allow_none ? " or none" : "", text);
+}
+
 bool cli_parse(const char *command, int argc, char **argv, int first, cli_source_options *src,
                const cli_opt_spec *specs, gr_error *err) {
     int n_inc = 0, n_def = 0;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
+#include "exec/backend.h"
 #include "jit/compile/compile.h"
 
 enum { CLI_MAX_LIST = 64 };
@@ -31,5 +32,11 @@ typedef struct cli_opt_spec {
  * `specs` (terminated by a spec with name NULL). The one positional argument is FILE. */
 bool cli_parse(const char *command, int argc, char **argv, int first, cli_source_options *src,
                const cli_opt_spec *specs, gr_error *err);
+
+/* --detector auto|fsm|hb|none (none only where `allow_none`). auto, the default, is the FSM
+ * with happens-before confirming its races and undecided accesses on the simulator
+ * (gr_confirm_mode); fsm is the FSM alone. `detect` may be NULL when none is not allowed. */
+bool cli_parse_detector(const char *text, bool allow_none, gr_detector_kind *kind,
+                        gr_confirm_mode *confirm, bool *detect, gr_error *err);
 
 #endif

@@ -1,6 +1,13 @@
 /* gpurace check FILE --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES] [--arg NAME=VALUE]...
- *               [--schedule S] [--backend auto|sim] [--detector fsm|hb|none]
+ *               [--schedule S] [--backend auto|sim] [--detector auto|fsm|hb|none]
  *               [--warp-model its|lockstep] [--step-budget N] [--json F]
+ *               [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]
+ *               [--oracle-schedules LIST]
+ *
+ * With --spec and no --grid/--block the spec makes the launch (one input drawn from a fixed
+ * seed); with both, the spec says which buffers are outputs, their float tolerances and the
+ * reference function. The value oracles (cli/oracle_opts.h) run on the simulator after the
+ * launch: seqcmp by default when the spec names a `reference`, else only when asked.
  *
  * One launch on the simulator, with buffers made from documented defaults until kernel specs
  * exist (see below); prints every finding with its source lines. Exit status: 0 no finding,
@@ -25,9 +32,12 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/oracle_opts.h"
 #include "cli/report/report.h"
 #include "cli/report/report_exec.h"
 #include "cli/report_opts.h"
+#include "corpus/codec.h"
+#include "corpus/generate.h"
 #include "corpus/launch.h"
 #include "exec/backend.h"
 #include "exec/gpu/gpu.h"
@@ -43,9 +53,10 @@ typedef struct named_value {
 
 typedef struct check_options {
     const char *grid, *block, *shared, *schedule, *backend, *detector, *warp_model;
-    const char *input;
+    const char *input, *spec;
     bool force;
     cli_report_options report;
+    cli_oracle_options oracle;
     const char *step_budget;
     named_value args[CHECK_MAX_ARGS];
     int nargs;
@@ -140,6 +151,7 @@ static int elem_size_of(const char *t) {
 /* ---- buffer(TYPE,COUNT[,INIT]) ---------------------------------------------------------- */
 
 typedef struct buffer_spec {
+    gr_elem_type type;
     int elem;       /* bytes */
     bool is_float;  /* float/double/half */
     uint64_t count;
@@ -167,6 +179,7 @@ static bool parse_buffer_spec(const char *name, const char *text, buffer_spec *b
     gr_elem_type type;
     if (!gr_elem_parse(body, &type))
         return gr_fail(err, GR_ERR_USAGE, "--arg %s: unknown buffer element type '%s'", name, body);
+    b->type = type;
     b->elem = gr_elem_size(type);
     b->is_float = gr_elem_is_float(type);
     return parse_u64("buffer COUNT", count, &b->count, err);
@@ -225,9 +238,164 @@ static bool is_float_type(const gr_kernel_param *p) {
     return p->ptx_type == PTX_TYPE_F32 || p->ptx_type == PTX_TYPE_F64;
 }
 
-/* ---- reporting -------------------------------------------------------------------------------- */
+/* The launch's parameters as a gr_input (corpus/launch.h): what the backend launches and what
+ * the value oracles (cli/oracle_opts.h) re-run on fresh copies. report_elem[b] is the element
+ * size the report indexes buffer b by (the C type's size, e.g. 16 for float4). */
+static bool build_input(check_options *o, const gr_kernel_sig *k, const gr_launch *L,
+                        gr_input *in, uint32_t *report_elem, gr_error *err) {
+    memset(in, 0, sizeof *in);
+    in->grid[0] = L->grid.x, in->grid[1] = L->grid.y, in->grid[2] = L->grid.z;
+    in->block[0] = L->block.x, in->block[1] = L->block.y, in->block[2] = L->block.z;
+    in->shared_bytes = L->dynamic_shared;
+    in->schedule = (gr_input_schedule){(gr_input_sched_kind)L->schedule.kind, L->schedule.seed,
+                                       L->schedule.quantum, L->schedule.depth};
+    in->nargs = k->nparams;
+    in->args = calloc((size_t)k->nparams + 1, sizeof *in->args);
+    in->buffers = calloc((size_t)k->nparams + 1, sizeof *in->buffers);
+    if (!in->args || !in->buffers) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    uint64_t threads = (uint64_t)L->grid.x * L->grid.y * L->grid.z * L->block.x * L->block.y *
+                       L->block.z;
+    /* scalars first: the largest integer argument sizes the default buffers */
+    uint64_t elems = threads;
+    for (int i = 0; i < k->nparams; i++) {
+        const gr_kernel_param *p = &k->params[i];
+        gr_input_arg *a = &in->args[i];
+        a->buffer = -1;
+        a->name = p->name ? strdup(p->name) : NULL;
+        named_value *nv = p->name ? find_arg(o, p->name) : NULL;
+        if (nv) nv->used = true;
+        if (p->kind == GR_PARAM_POINTER) continue;
+        if (p->kind != GR_PARAM_SCALAR || p->size > 8) {
+            a->kind = GR_INPUT_BYTES; /* a by-value struct: zero bytes */
+            a->nbytes = (uint32_t)p->size;
+            a->bytes = calloc((size_t)p->size + 1, 1);
+            if (!a->bytes) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+            continue;
+        }
+        a->kind = GR_INPUT_SCALAR;
+        if (is_float_type(p)) {
+            a->type = p->size == 8 ? GR_ELEM_F64 : GR_ELEM_F32;
+            a->bits = gr_scalar_from_f64(a->type, nv ? strtod(nv->value, NULL) : 1.0);
+            continue;
+        }
+        a->type = p->size == 8 ? GR_ELEM_I64 : p->size == 2 ? GR_ELEM_I16 : p->size == 1 ? GR_ELEM_I8
+                                                                                        : GR_ELEM_I32;
+        long long x = (long long)threads;
+        if (nv) {
+            char *end;
+            errno = 0;
+            x = strtoll(nv->value, &end, 0);
+            if (*end || errno)
+                return gr_fail(err, GR_ERR_USAGE, "--arg %s=%s: not an integer", p->name, nv->value);
+        }
+        a->bits = (uint64_t)x;
+        if (p->size < 8) a->bits &= (1ull << (8 * p->size)) - 1;
+        if (x > 0 && (uint64_t)x > elems && (uint64_t)x < (1ull << 28)) elems = (uint64_t)x;
+    }
+    for (int i = 0; i < o->nargs; i++)
+        if (!o->args[i].used)
+            return gr_fail(err, GR_ERR_USAGE, "--arg %s: kernel %s has no parameter of that name",
+                           o->args[i].name, k->name);
+    for (int i = 0; i < k->nparams; i++) {
+        const gr_kernel_param *p = &k->params[i];
+        if (p->kind != GR_PARAM_POINTER) continue;
+        named_value *nv = p->name ? find_arg(o, p->name) : NULL;
+        gr_input_buffer *b = &in->buffers[in->nbuffers];
+        b->name = strdup(p->name ? p->name : "buffer");
+        b->param = i;
+        if (nv && strncmp(nv->value, "buffer(", 7) == 0) {
+            buffer_spec bs;
+            if (!parse_buffer_spec(p->name, nv->value, &bs, err)) return false;
+            uint64_t bytes = bs.count * (uint64_t)bs.elem;
+            if (bytes > (1ull << 32))
+                return gr_fail(err, GR_ERR_USAGE, "--arg %s: buffer too large", p->name);
+            b->type = bs.type;
+            b->count = bs.count;
+            b->bytes = bytes;
+            b->data = calloc((size_t)bytes + 1, 1);
+            if (!b->data) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+            if (!fill_buffer(p->name, &bs, b->data, err)) return false;
+            report_elem[in->nbuffers] = (uint32_t)bs.elem;
+        } else {
+            uint64_t n = elems;
+            if (nv && !parse_u64("--arg for a buffer (element count)", nv->value, &n, err))
+                return false;
+            int size = elem_size_of(p->elem_type);
+            /* the comparison's element type: the C type's, else its scalar component */
+            const char *t = p->elem_type ? p->elem_type : "";
+            if (strncmp(t, "const ", 6) == 0) t += 6;
+            if (!gr_elem_parse(t, &b->type))
+                b->type = strstr(t, "double") ? GR_ELEM_F64
+                          : strstr(t, "float") ? GR_ELEM_F32
+                          : size % 4 == 0      ? GR_ELEM_U32
+                                               : GR_ELEM_U8;
+            if (gr_elem_size(b->type) > size) b->type = GR_ELEM_U8;
+            b->bytes = n * (uint64_t)size;
+            if (b->bytes > (1ull << 32))
+                return gr_fail(err, GR_ERR_USAGE, "buffer %s is too large", p->name);
+            b->count = b->bytes / (uint64_t)gr_elem_size(b->type);
+            b->data = calloc((size_t)b->bytes + 1, 1);
+            if (!b->data) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+            report_elem[in->nbuffers] = (uint32_t)size;
+        }
+        in->args[i].kind = GR_INPUT_BUFFER;
+        in->args[i].buffer = in->nbuffers++;
+    }
+    return true;
+}
+
+/* With --spec and no --grid/--block the spec makes the launch: one genome drawn from a fixed
+ * seed, decoded (so the same command gives the same launch every time). */
+static bool input_from_spec(const gr_spec *spec, const gr_launch *L, gr_input *in,
+                            uint32_t *report_elem, gr_error *err) {
+    gr_codec codec;
+    if (!gr_codec_init(&codec, spec, err)) return false;
+    size_t n = gr_codec_genome_size(&codec);
+    uint8_t *g = calloc(n + 8, 1);
+    bool ok = g != NULL;
+    for (size_t i = 0; ok && i < n; i += 8) {
+        uint64_t v = gr_mix64(0x5eed + i);
+        memcpy(g + i, &v, n - i < 8 ? n - i : 8);
+    }
+    ok = ok ? gr_codec_decode(&codec, g, n, in, err) : gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    free(g);
+    gr_codec_free(&codec);
+    if (!ok) return false;
+    in->schedule = (gr_input_schedule){(gr_input_sched_kind)L->schedule.kind, L->schedule.seed,
+                                       L->schedule.quantum, L->schedule.depth};
+    for (int b = 0; b < in->nbuffers; b++) report_elem[b] = (uint32_t)gr_elem_size(in->buffers[b].type);
+    return true;
+}
+
+/* Allocates and fills the input's buffers on the backend and points the launch's arguments at
+ * their bytes (`argbytes`: nargs slots of `stride` bytes). */
+static bool place_input(gr_backend *be, const gr_input *in, uint64_t *addr, gr_launch_arg *largs,
+                        uint8_t *argbytes, size_t stride, gr_error *err) {
+    for (int b = 0; b < in->nbuffers; b++) {
+        const gr_input_buffer *buf = &in->buffers[b];
+        if (!gr_backend_alloc(be, (size_t)buf->bytes, &addr[b], err)) return false;
+        if (buf->bytes && !gr_backend_write(be, addr[b], buf->data, (size_t)buf->bytes, err))
+            return false;
+    }
+    for (int i = 0; i < in->nargs; i++) {
+        size_t n = gr_input_arg_bytes(in, i, addr, argbytes + (size_t)i * stride, stride);
+        if (!n && !(in->args[i].kind == GR_INPUT_BYTES && in->args[i].nbytes == 0))
+            return gr_fail(err, GR_ERR_INTERNAL, "argument %d does not fit", i);
+        largs[i].data = argbytes + (size_t)i * stride;
+        largs[i].size = n;
+    }
+    return true;
+}
 
 /* ---- reporting (cli/report) ------------------------------------------------------------------ */
+
+/* What the value oracle needs besides the report (cli/oracle_opts.h). */
+typedef struct check_oracle {
+    cli_oracle_kind kind;
+    gr_seqcmp_options seqcmp;
+    const gr_spec *spec; /* NULL without --spec */
+    const gr_input *input;
+} check_oracle;
 
 /* Turns the launch result into the user's report (cli/report_opts.h does the rest). Returns
  * the exit status of the contract (0 or 1), or -1 with `err` set. */
@@ -235,7 +403,7 @@ static int report_result(const check_options *o, const cli_source_options *src,
                          const cli_loaded *l, const gr_kernel_sig *k, const gr_launch *L,
                          const char *sched, bool on_gpu, ptx_srcmap *sm,
                          const gr_report_buffer *bufs, int nbufs, const gr_launch_result *res,
-                         gr_error *err) {
+                         const check_oracle *oc, gr_error *err) {
     gr_report rep;
     gr_report_init(&rep);
     rep.tool_version = GPURACE_VERSION;
@@ -257,17 +425,48 @@ static int report_result(const check_options *o, const cli_source_options *src,
     gr_report_set_launch(&rep, &launch);
     gr_report_exec_context ctx = {l->module, sm, bufs, nbufs, src->file};
     int code = -1;
-    if (gr_report_add_launch_result(&rep, &ctx, res, err)) {
-        char trailer[512];
-        snprintf(trailer, sizeof trailer,
-                 "%s: kernel %s, grid (%u,%u,%u), block (%u,%u,%u), schedule %s: %" PRIu64
-                 " thread-instructions\n",
-                 src->file, k->name, L->grid.x, L->grid.y, L->grid.z, L->block.x, L->block.y,
-                 L->block.z, sched, res->thread_instructions);
+    cli_oracle_outcome outcome;
+    memset(&outcome, 0, sizeof outcome);
+    if (gr_report_add_launch_result(&rep, &ctx, res, err) &&
+        cli_oracle_apply(oc->kind, &oc->seqcmp, l->module, k, oc->spec, oc->input, sm, &rep,
+                         &outcome, err)) {
+        char trailer[1024];
+        int n = snprintf(trailer, sizeof trailer,
+                         "%s: kernel %s, grid (%u,%u,%u), block (%u,%u,%u), schedule %s: %" PRIu64
+                         " thread-instructions\n",
+                         src->file, k->name, L->grid.x, L->grid.y, L->grid.z, L->block.x,
+                         L->block.y, L->block.z, sched, res->thread_instructions);
+        if (outcome.line[0] && n > 0 && (size_t)n < sizeof trailer)
+            snprintf(trailer + n, sizeof trailer - (size_t)n, "%s: %s\n", src->file, outcome.line);
         code = cli_report_emit(&rep, &o->report, sm, trailer, err);
     }
+    cli_oracle_outcome_free(&outcome);
     gr_report_free(&rep);
     return code;
+}
+
+/* On the GPU the value comparison uses the GPU's own output: the kernel launched again without
+ * the detector on fresh copies of the inputs, read back and compared (oracle/seqcmp's external
+ * run) with the reference on the simulator. */
+static bool gpu_outputs(gr_backend *be, const gr_launch *L, const gr_input *in, uint64_t *addr,
+                        gr_launch_arg *largs, uint8_t *argbytes, size_t stride, uint8_t **outputs,
+                        gr_error *err) {
+    if (!place_input(be, in, addr, largs, argbytes, stride, err)) return false;
+    gr_launch plain = *L;
+    plain.detect = false;
+    gr_launch_result res;
+    memset(&res, 0, sizeof res);
+    if (!gr_backend_launch(be, &plain, &res, err)) return false;
+    bool ok = res.status == GR_EXEC_OK ||
+              gr_fail(err, GR_ERR_INPUT, "the launch without the detector stopped (%s): outputs "
+                      "not compared", gr_exec_status_name(res.status));
+    gr_launch_result_free(&res);
+    for (int b = 0; ok && b < in->nbuffers; b++) {
+        outputs[b] = malloc((size_t)in->buffers[b].bytes + 1);
+        ok = outputs[b] ? gr_backend_read(be, addr[b], outputs[b], (size_t)in->buffers[b].bytes, err)
+                        : gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    }
+    return ok;
 }
 
 /* ---- the command ------------------------------------------------------------------------------- */
@@ -275,10 +474,11 @@ static int report_result(const check_options *o, const cli_source_options *src,
 static int run_check(check_options *o, const cli_source_options *src, gr_error *err) {
     gr_launch L;
     memset(&L, 0, sizeof L);
-    if (!o->grid || !o->block)
-        return gr_fail(err, GR_ERR_USAGE, "'gpurace check' needs --grid and --block"), -1;
-    if (!parse_dim3("--grid", o->grid, &L.grid, err)) return -1;
-    if (!parse_dim3("--block", o->block, &L.block, err)) return -1;
+    if ((!o->grid || !o->block) && !o->spec)
+        return gr_fail(err, GR_ERR_USAGE, "'gpurace check' needs --grid and --block (or --spec)"),
+               -1;
+    if (o->grid && !parse_dim3("--grid", o->grid, &L.grid, err)) return -1;
+    if (o->block && !parse_dim3("--block", o->block, &L.block, err)) return -1;
     uint64_t v = 0;
     if (o->shared) {
         if (!parse_u64("--shared", o->shared, &v, err)) return -1;
@@ -290,14 +490,7 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     if (strcmp(backend, "sim") != 0 && strcmp(backend, "auto") != 0 && strcmp(backend, "gpu") != 0)
         return gr_fail(err, GR_ERR_USAGE, "--backend must be auto, gpu or sim, not '%s'", backend),
                -1;
-    L.detect = true;
-    L.detector = GR_DETECTOR_FSM;
-    if (o->detector) {
-        if (strcmp(o->detector, "fsm") == 0) L.detector = GR_DETECTOR_FSM;
-        else if (strcmp(o->detector, "hb") == 0) L.detector = GR_DETECTOR_HB;
-        else if (strcmp(o->detector, "none") == 0) L.detect = false;
-        else return gr_fail(err, GR_ERR_USAGE, "--detector must be fsm, hb or none"), -1;
-    }
+    if (!cli_parse_detector(o->detector, true, &L.detector, &L.confirm, &L.detect, err)) return -1;
     if (o->warp_model) {
         if (strcmp(o->warp_model, "its") == 0) L.warp_model = GR_WARP_ITS;
         else if (strcmp(o->warp_model, "lockstep") == 0) L.warp_model = GR_WARP_LOCKSTEP;
@@ -323,13 +516,57 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     memset(&res, 0, sizeof res);
     gr_launch_arg largs[CHECK_MAX_ARGS];
     gr_report_buffer bufs[CHECK_MAX_ARGS];
-    int nbufs = 0;
-    uint64_t values[CHECK_MAX_ARGS];
-    uint8_t *zero = NULL;
+    uint32_t report_elem[CHECK_MAX_ARGS];
+    uint64_t addr[CHECK_MAX_ARGS];
+    uint8_t *outputs[CHECK_MAX_ARGS] = {0};
+    uint8_t *argbytes = NULL;
+    size_t stride = 8;
+    gr_input in;
+    memset(&in, 0, sizeof in);
+    gr_spec spec;
+    bool have_spec = false;
+    check_oracle oc;
+    memset(&oc, 0, sizeof oc);
     const gr_kernel_sig *k = gr_kernel_select(&l.kernels, src->kernel, err);
     if (!k) goto done;
     if (k->nparams > CHECK_MAX_ARGS) {
         gr_fail(err, GR_ERR_UNSUPPORTED, "kernel %s has too many parameters", k->name);
+        goto done;
+    }
+    if (!cli_oracle_parse(&o->oracle, l.source, src->file, &oc.kind, &oc.seqcmp, err)) goto done;
+    if (o->spec) {
+        if (!gr_spec_load(&spec, o->spec, k, err)) goto done;
+        have_spec = true;
+        oc.spec = &spec;
+    }
+    oc.kind = cli_oracle_default(&o->oracle, oc.spec, oc.kind);
+    oc.seqcmp.warp_model = L.warp_model;
+    oc.seqcmp.step_budget = L.step_budget;
+    oc.seqcmp.max_diffs = o->report.verbose ? 16 : 4;
+    if (!(o->grid && o->block) && have_spec) {
+        if (o->nargs) {
+            gr_fail(err, GR_ERR_USAGE, "--arg needs --grid and --block (with --spec alone the "
+                                       "spec makes the launch)");
+            goto done;
+        }
+        if (!input_from_spec(&spec, &L, &in, report_elem, err)) goto done;
+        L.grid = (gr_dim3){in.grid[0], in.grid[1], in.grid[2]};
+        L.block = (gr_dim3){in.block[0], in.block[1], in.block[2]};
+        L.dynamic_shared = in.shared_bytes;
+    } else {
+        if (!build_input(o, k, &L, &in, report_elem, err)) goto done;
+        /* the spec still says which buffers are outputs (and their tolerances) */
+        for (int b = 0; have_spec && b < in.nbuffers; b++)
+            if (in.buffers[b].param < spec.nparams)
+                in.buffers[b].output = spec.params[in.buffers[b].param].output;
+    }
+    oc.input = &in;
+    for (int i = 0; i < in.nargs; i++)
+        if (in.args[i].kind == GR_INPUT_BYTES && in.args[i].nbytes + 8u > stride)
+            stride = in.args[i].nbytes + 8u;
+    argbytes = calloc((size_t)in.nargs + 1, stride);
+    if (!argbytes) {
+        gr_fail(err, GR_ERR_NOMEM, "out of memory");
         goto done;
     }
     bool on_gpu = false;
@@ -337,95 +574,10 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     be = gr_backend_open(backend, &on_gpu, note, sizeof note, err);
     if (be && note[0] && o->report.verbose) fprintf(stderr, "check: %s\n", note);
     if (!be || !gr_backend_load(be, l.module, err)) goto done;
-    uint64_t threads = (uint64_t)L.grid.x * L.grid.y * L.grid.z * L.block.x * L.block.y * L.block.z;
-    /* scalars first: the largest integer argument sizes the default buffers */
-    uint64_t elems = threads;
-    for (int i = 0; i < k->nparams; i++) {
-        const gr_kernel_param *p = &k->params[i];
-        named_value *nv = find_arg(o, p->name);
-        if (nv) nv->used = true;
-        if (p->kind != GR_PARAM_SCALAR) continue;
-        if (is_float_type(p)) {
-            double d = nv ? strtod(nv->value, NULL) : 1.0;
-            if (p->size == 4) {
-                float f = (float)d;
-                memcpy(&values[i], &f, 4);
-            } else {
-                memcpy(&values[i], &d, 8);
-            }
-        } else {
-            long long x = (long long)threads;
-            if (nv) {
-                char *end;
-                errno = 0;
-                x = strtoll(nv->value, &end, 0);
-                if (*end || errno) {
-                    gr_fail(err, GR_ERR_USAGE, "--arg %s=%s: not an integer", p->name, nv->value);
-                    goto done;
-                }
-            }
-            values[i] = (uint64_t)x;
-            if (x > 0 && (uint64_t)x > elems && (uint64_t)x < (1ull << 28)) elems = (uint64_t)x;
-        }
-    }
-    for (int i = 0; i < o->nargs; i++)
-        if (!o->args[i].used) {
-            gr_fail(err, GR_ERR_USAGE, "--arg %s: kernel %s has no parameter of that name",
-                    o->args[i].name, k->name);
-            goto done;
-        }
-    size_t maxsize = 0;
-    for (int i = 0; i < k->nparams; i++)
-        if ((size_t)k->params[i].size > maxsize) maxsize = (size_t)k->params[i].size;
-    zero = calloc(maxsize + 8, 1);
-    if (!zero) {
-        gr_fail(err, GR_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (int i = 0; i < k->nparams; i++) {
-        const gr_kernel_param *p = &k->params[i];
-        largs[i].size = (size_t)p->size;
-        if (p->kind == GR_PARAM_POINTER) {
-            named_value *nv = find_arg(o, p->name);
-            uint64_t n = elems, addr, last_alloc_bytes;
-            uint32_t last_elem_size;
-            if (nv && strncmp(nv->value, "buffer(", 7) == 0) {
-                buffer_spec bs;
-                if (!parse_buffer_spec(p->name, nv->value, &bs, err)) goto done;
-                uint64_t bytes = bs.count * (uint64_t)bs.elem;
-                if (bytes > (1ull << 32)) {
-                    gr_fail(err, GR_ERR_USAGE, "--arg %s: buffer too large", p->name);
-                    goto done;
-                }
-                uint8_t *data = calloc((size_t)bytes + 1, 1);
-                if (!data) {
-                    gr_fail(err, GR_ERR_NOMEM, "out of memory");
-                    goto done;
-                }
-                last_alloc_bytes = bytes;
-                last_elem_size = (uint32_t)bs.elem;
-                bool ok = fill_buffer(p->name, &bs, data, err) &&
-                          gr_backend_alloc(be, (size_t)bytes, &addr, err) &&
-                          gr_backend_write(be, addr, data, (size_t)bytes, err);
-                free(data);
-                if (!ok) goto done;
-            } else {
-                if (nv && !parse_u64("--arg for a buffer (element count)", nv->value, &n, err))
-                    goto done;
-                last_elem_size = (uint32_t)elem_size_of(p->elem_type);
-                last_alloc_bytes = n * (uint64_t)last_elem_size;
-                if (!gr_backend_alloc(be, (size_t)last_alloc_bytes, &addr, err)) goto done;
-            }
-            values[i] = addr;
-            largs[i].data = &values[i];
-            bufs[nbufs++] = (gr_report_buffer){p->name, PTX_SPACE_GLOBAL, addr, last_alloc_bytes,
-                                               last_elem_size};
-        } else if (p->kind == GR_PARAM_SCALAR && p->size <= 8) {
-            largs[i].data = &values[i];
-        } else {
-            largs[i].data = zero;
-        }
-    }
+    if (!place_input(be, &in, addr, largs, argbytes, stride, err)) goto done;
+    for (int b = 0; b < in.nbuffers; b++)
+        bufs[b] = (gr_report_buffer){in.buffers[b].name, PTX_SPACE_GLOBAL, addr[b],
+                                     in.buffers[b].bytes, report_elem[b]};
     L.kernel = k->ptx_name;
     L.args = largs;
     L.nargs = k->nparams;
@@ -433,12 +585,25 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     sm = ptx_srcmap_new(l.module);
     if (sm && l.source && src->file) ptx_srcmap_set_file_text(sm, src->file, l.source, strlen(l.source));
     if (res.printf_output && res.printf_len) fputs(res.printf_output, stdout);
-    code = report_result(o, src, &l, k, &L, sched, on_gpu, sm, bufs, nbufs, &res, err);
+    if (on_gpu && oc.kind == CLI_ORACLE_SEQCMP) {
+        uint64_t addr2[CHECK_MAX_ARGS];
+        gr_launch_arg largs2[CHECK_MAX_ARGS];
+        L.args = largs2;
+        if (!gpu_outputs(be, &L, &in, addr2, largs2, argbytes, stride, outputs, err)) goto done;
+        L.args = largs;
+        oc.seqcmp.external_outputs = (const uint8_t *const *)outputs;
+        oc.seqcmp.external_label = "gpu";
+        oc.seqcmp.skip_parallel = true;
+    }
+    code = report_result(o, src, &l, k, &L, sched, on_gpu, sm, bufs, in.nbuffers, &res, &oc, err);
 done:
     gr_launch_result_free(&res);
     if (sm) ptx_srcmap_free(sm);
     gr_backend_free(be);
-    free(zero);
+    for (int b = 0; b < CHECK_MAX_ARGS; b++) free(outputs[b]);
+    free(argbytes);
+    gr_input_free(&in);
+    if (have_spec) gr_spec_free(&spec);
     cli_loaded_free(&l);
     return code;
 }
@@ -497,6 +662,8 @@ int cmd_check(int argc, char **argv) {
         {"--step-budget", CLI_VALUE, &o.step_budget, NULL},
         CLI_REPORT_OPT_SPECS(&o.report),
         {"--input", CLI_VALUE, &o.input, NULL},
+        {"--spec", CLI_VALUE, &o.spec, NULL},
+        CLI_ORACLE_OPT_SPECS(&o.oracle),
         {"--force", CLI_FLAG, NULL, &o.force},
         {NULL, CLI_FLAG, NULL, NULL},
     };

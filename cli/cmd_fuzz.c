@@ -1,7 +1,14 @@
 /* gpurace fuzz FILE [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]
  *               [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]
  *               [--json F] [--sarif F] [--suppressions F] [--fail-on race|any|none]
- *               [--quiet] [--verbose] [-- libFuzzer flags]
+ *               [--quiet] [--verbose] [--oracle seqcmp|none] [--reference NAME]
+ *               [--oracle-schedules LIST] [-- libFuzzer flags]
+ *
+ * With --oracle seqcmp (the default when the spec names a reference function) every saved
+ * finding's input is compared with the sequential reference (the witness records the verdict,
+ * the report its `manifests`), and inputs that reach new coverage are probed cheaply (serial
+ * against two schedules): an output divergence is a search feature, and one without a detected
+ * race is saved as a finding. Without the oracle nothing of this runs.
  *
  * The race search. Genomes decode under the kernel's spec (inferred when --spec is absent; the
  * assumptions are printed) into complete launches; libFuzzer evolves them, guided by the
@@ -24,6 +31,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/oracle_opts.h"
 #include "cli/report_opts.h"
 #include "cli/search_cli.h"
 #include "corpus/corpus_dir.h"
@@ -54,6 +62,10 @@ typedef struct fuzz_worker {
     uint64_t local_sigs[FUZZ_SEEN_MAX];
     int nlocal;
     uint64_t pending_execs;
+    /* --oracle seqcmp: the full comparison for saved findings, and a cheap probe (serial against
+     * two schedules) for inputs that reached new coverage, whose divergence is a feature */
+    cli_oracle_kind oracle;
+    gr_seqcmp_options seqcmp, probe;
 } fuzz_worker;
 
 /* libFuzzer's callbacks take no context: the worker process sets these once. */
@@ -78,6 +90,32 @@ static bool seen_locally(fuzz_worker *w, uint64_t sig) {
         if (w->local_sigs[i] == sig) return true;
     if (w->nlocal < FUZZ_SEEN_MAX) w->local_sigs[w->nlocal++] = sig;
     return false;
+}
+
+/* The value oracle's verdict on a witness's input, recorded in the witness (oracle "seqcmp"). */
+static void add_seqcmp_verdict(fuzz_worker *w, const gr_input *in, gr_witness *wit) {
+    search_session *s = w->session;
+    gr_seqcmp_options o = w->seqcmp;
+    o.races_detected = wit->nfindings > 0;
+    gr_seqcmp_verdict v;
+    gr_error err = GR_ERROR_INIT;
+    if (!gr_seqcmp_run(s->loaded.module, s->kernel->ptx_name, s->kernel,
+                       s->have_spec ? &s->spec : NULL, in, &o, &v, &err)) {
+        gr_error_clear(&err);
+        return;
+    }
+    gr_witness_verdict *vs = calloc(1, sizeof *vs);
+    if (vs) {
+        vs->oracle = strdup("seqcmp");
+        vs->verdict = strdup(v.nondeterministic_without_race ? "nondeterministic"
+                             : v.differs                     ? "differs"
+                                                             : "same");
+        vs->detail = strdup(v.manifests);
+        free(wit->verdicts);
+        wit->verdicts = vs;
+        wit->nverdicts = 1;
+    }
+    gr_seqcmp_verdict_free(&v);
 }
 
 /* A new finding: minimize, save witness and reproducer, tell the user. */
@@ -110,6 +148,7 @@ static void handle_new_finding(fuzz_worker *w, const gr_input *in, const gr_find
     gr_witness wit;
     char *wpath = NULL, *rpath = NULL;
     if (gr_search_make_witness(&s->target, keep, &res, sig, gr_runner_backend_name(s->runner), &wit, &err)) {
+        if (w->oracle == CLI_ORACLE_SEQCMP) add_seqcmp_verdict(w, keep, &wit);
         if (gr_search_save_finding(&s->target, w->findings_dir, &wit, &wpath, &rpath, &err)) {
             gr_campaign_saved(w->stats, sig);
             say(w->msg_fd, "\nfuzz: new %s (%s): grid (%u,%u,%u) block (%u,%u,%u), minimized in %d tries -> %s\n",
@@ -126,6 +165,56 @@ static void handle_new_finding(fuzz_worker *w, const gr_input *in, const gr_find
     free(rpath);
     gr_launch_result_free(&res);
     gr_input_free(&small);
+}
+
+/* Outputs that depend on the schedule while the detector saw no race: saved like a finding
+ * (findings/nondeterministic-output-<feature>.json, no finding inside, the seqcmp verdict). */
+static void save_divergence(fuzz_worker *w, const gr_input *in, uint64_t sig) {
+    search_session *s = w->session;
+    gr_launch_result none;
+    memset(&none, 0, sizeof none);
+    gr_witness wit;
+    gr_error err = GR_ERROR_INIT;
+    if (!gr_search_make_witness(&s->target, in, &none, 0, gr_runner_backend_name(s->runner), &wit,
+                                &err)) {
+        gr_error_clear(&err);
+        return;
+    }
+    add_seqcmp_verdict(w, in, &wit);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/nondeterministic-output-%016" PRIx64 ".json", w->findings_dir,
+             sig);
+    if (gr_witness_save(&wit, path, &err)) {
+        gr_campaign_saved(w->stats, sig);
+        say(w->msg_fd, "\nfuzz: new nondeterministic output without a detected race (%s) -> %s\n",
+            wit.nverdicts ? wit.verdicts[0].detail : "?", path);
+    } else {
+        say(w->msg_fd, "\nfuzz: could not save a finding: %s\n", err.message ? err.message : "?");
+        gr_error_clear(&err);
+    }
+    gr_witness_free(&wit);
+}
+
+/* The probe: does this input's output depend on the schedule? A divergence is a feature (new
+ * divergences are new behaviour); one without a detected race is a finding. */
+static void probe_outputs(fuzz_worker *w, const gr_input *in, const gr_launch_result *res) {
+    search_session *s = w->session;
+    gr_seqcmp_options o = w->probe;
+    for (int i = 0; i < res->nfindings; i++)
+        if (res->findings[i].cls == GR_FINDING_RACE) o.races_detected = true;
+    gr_seqcmp_verdict v;
+    gr_error err = GR_ERROR_INIT;
+    if (!gr_seqcmp_run(s->loaded.module, s->kernel->ptx_name, s->kernel,
+                       s->have_spec ? &s->spec : NULL, in, &o, &v, &err)) {
+        gr_error_clear(&err);
+        return;
+    }
+    uint64_t feature = gr_seqcmp_feature(&v);
+    gr_feedback_add_feature(g_counters, sizeof g_counters, feature);
+    if (feature && v.nondeterministic_without_race && !seen_locally(w, feature) &&
+        gr_campaign_claim(w->stats, feature))
+        save_divergence(w, in, feature);
+    gr_seqcmp_verdict_free(&v);
 }
 
 static int fuzz_one(const uint8_t *data, size_t size) {
@@ -155,6 +244,7 @@ static int fuzz_one(const uint8_t *data, size_t size) {
     if (newly) {
         w->covered += newly;
         gr_campaign_note_coverage(w->stats, w->covered);
+        if (w->oracle == CLI_ORACLE_SEQCMP) probe_outputs(w, &in, &res);
     }
     for (int i = 0; i < res.nfindings; i++) {
         uint64_t sig = gr_search_signature(&res.findings[i]);
@@ -323,6 +413,7 @@ int cmd_fuzz(int argc, char **argv) {
                *warp_model = NULL, *detector = NULL;
     bool stop_on_first = false;
     cli_report_options report = {0};
+    cli_oracle_options oracle = {0};
     int split = argc;
     for (int i = 2; i < argc; i++)
         if (strcmp(argv[i], "--") == 0) {
@@ -337,7 +428,7 @@ int cmd_fuzz(int argc, char **argv) {
         {"--jobs", CLI_VALUE, &jobs_s, NULL},     CLI_REPORT_OPT_SPECS(&report),
         {"--seed", CLI_VALUE, &seed_s, NULL},
         {"--warp-model", CLI_VALUE, &warp_model, NULL}, {"--detector", CLI_VALUE, &detector, NULL},
-        {"--stop-on-first", CLI_FLAG, NULL, &stop_on_first},
+        {"--stop-on-first", CLI_FLAG, NULL, &stop_on_first}, CLI_ORACLE_OPT_SPECS(&oracle),
 
         {NULL, CLI_FLAG, NULL, NULL}};
     if (!cli_parse("fuzz", split, argv, 2, &src, specs, &err)) return search_fail(&err);
@@ -368,7 +459,17 @@ int cmd_fuzz(int argc, char **argv) {
     char *corpus_dir = NULL, *findings_dir = NULL;
     gr_report r;
     gr_report_init(&r);
-    if (!search_session_open(&s, &src, &so, &err)) goto done;
+    cli_oracle_kind oracle_kind = CLI_ORACLE_NONE;
+    gr_seqcmp_options seqcmp;
+    if (!search_session_open(&s, &src, &so, &err) ||
+        !cli_oracle_parse(&oracle, s.loaded.source, src.file, &oracle_kind, &seqcmp, &err))
+        goto done;
+    oracle_kind = cli_oracle_default(&oracle, s.have_spec ? &s.spec : NULL, oracle_kind);
+    if (oracle_kind == CLI_ORACLE_TWOPASS) {
+        gr_fail(&err, GR_ERR_USAGE, "fuzz takes --oracle seqcmp or none (twopass: use check or "
+                                    "replay on the saved witnesses)");
+        goto done;
+    }
     if (s.spec_inferred) {
         gr_strbuf a = GR_STRBUF_INIT;
         gr_spec_print_assumptions(&s.spec, &a);
@@ -404,6 +505,16 @@ int cmd_fuzz(int argc, char **argv) {
     fuzz_worker w;
     memset(&w, 0, sizeof w);
     w.session = &s;
+    w.oracle = oracle_kind;
+    w.seqcmp = seqcmp;
+    w.probe = seqcmp;
+    w.probe.detect = false; /* the execution's own detector result counts */
+    w.probe.max_diffs = 1;
+    if (!oracle.schedules) {
+        w.probe.nschedules = 2;
+        gr_schedule_parse("rr:1", &w.probe.schedules[0], &err);
+        gr_schedule_parse("reverse:1", &w.probe.schedules[1], &err);
+    }
     gr_dictionary_from_ptx(s.loaded.compiled.ptx, &w.dict);
     w.corpus_dir = corpus_dir;
     w.findings_dir = findings_dir;
@@ -443,7 +554,18 @@ int cmd_fuzz(int argc, char **argv) {
             rp = NULL;
         }
         int got = 0;
+        size_t first = r.nfindings;
         bool ok = search_report_witness(&s, &r, &wit, wp, rp, sum.signatures[i], &got, &err);
+        if (ok && oracle_kind == CLI_ORACLE_SEQCMP) {
+            /* manifests for the witness's race; a saved divergence becomes its finding here */
+            cli_oracle_outcome outcome;
+            ok = cli_oracle_apply_from(oracle_kind, &seqcmp, s.loaded.module, s.kernel,
+                                       s.have_spec ? &s.spec : NULL, &wit.input, s.srcmap, &r,
+                                       first, &outcome, &err);
+            cli_oracle_outcome_free(&outcome);
+            for (size_t k = first; ok && k < r.nfindings; k++)
+                if (!r.findings[k].witness) r.findings[k].witness = gr_report_strdup(&r, wp);
+        }
         gr_witness_free(&wit);
         free(wp);
         free(rp);

@@ -1,5 +1,8 @@
 /* gpurace replay FILE WITNESS|DIR [--json F] [--sarif F] [--force] [--backend auto|sim|gpu]
  *
+ *               [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]
+ *               [--oracle-schedules LIST]
+ *
  * Re-runs saved launches (CI regression mode): one witness, or every witness of a directory
  * (the .json files of DIR and of DIR/findings). Exit status 1 when any finding reproduces.
  * Also holds what the search subcommands share (cli/search_cli.h). */
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/oracle_opts.h"
 #include "cli/report/report_exec.h"
 #include "cli/report_opts.h"
 #include "cli/search_cli.h"
@@ -47,12 +51,9 @@ bool search_session_open(search_session *s, const cli_source_options *src,
         s->have_codec = true;
     }
     s->run_opt.backend = o->backend ? o->backend : "sim";
-    s->run_opt.detector = GR_DETECTOR_FSM;
-    if (o->detector) {
-        if (strcmp(o->detector, "hb") == 0) s->run_opt.detector = GR_DETECTOR_HB;
-        else if (strcmp(o->detector, "fsm") != 0)
-            return gr_fail(err, GR_ERR_USAGE, "--detector must be fsm or hb");
-    }
+    if (!cli_parse_detector(o->detector, false, &s->run_opt.detector, &s->run_opt.confirm, NULL,
+                            err))
+        return false;
     s->run_opt.warp_model = GR_WARP_ITS;
     if (o->warp_model) {
         if (strcmp(o->warp_model, "lockstep") == 0) s->run_opt.warp_model = GR_WARP_LOCKSTEP;
@@ -191,13 +192,15 @@ const char *const search_value_options[] = {"--kernel", "--arch", "--compiler", 
                                             "--json", "--sarif", "--backend", "--spec", "-o",
                                             "--detector", "--warp-model", "--time", "--runs",
                                             "--corpus", "--findings", "--jobs", "--seed",
-                                            "--step-budget", NULL};
+                                            "--step-budget", "--oracle", "--reference",
+                                            "--oracle-schedules", NULL};
 
 int cmd_replay(int argc, char **argv) {
     gr_error err = GR_ERROR_INIT;
-    const char *backend = NULL, *target = NULL;
+    const char *backend = NULL, *target = NULL, *spec = NULL;
     bool force = false;
     cli_report_options report = {0};
+    cli_oracle_options oracle = {0};
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest) return 3;
     int nrest = search_take_positional(argc, argv, search_value_options, rest, &target);
@@ -205,6 +208,7 @@ int cmd_replay(int argc, char **argv) {
     const cli_opt_spec specs[] = {
         CLI_REPORT_OPT_SPECS(&report),
         {"--backend", CLI_VALUE, &backend, NULL}, {"--force", CLI_FLAG, NULL, &force},
+        {"--spec", CLI_VALUE, &spec, NULL}, CLI_ORACLE_OPT_SPECS(&oracle),
         {NULL, CLI_FLAG, NULL, NULL}};
     if (!cli_parse("replay", nrest, rest, 2, &src, specs, &err)) {
         free(rest);
@@ -233,11 +237,16 @@ int cmd_replay(int argc, char **argv) {
         if (files) files[nfiles++] = strdup(target);
     }
     search_session s;
-    search_session_options so = {NULL, false, backend, NULL, NULL, 0, false};
+    search_session_options so = {spec, false, backend, NULL, NULL, 0, false};
+    cli_oracle_kind oracle_kind = CLI_ORACLE_NONE;
+    gr_seqcmp_options seqcmp;
     int code = -1;
     gr_report r;
     gr_report_init(&r);
-    if (!search_session_open(&s, &src, &so, &err)) goto done;
+    if (!search_session_open(&s, &src, &so, &err) ||
+        !cli_oracle_parse(&oracle, s.loaded.source, src.file, &oracle_kind, &seqcmp, &err))
+        goto done;
+    oracle_kind = cli_oracle_default(&oracle, s.have_spec ? &s.spec : NULL, oracle_kind);
     r.command = "replay";
     r.file = gr_report_strdup(&r, src.file);
     r.kernel = gr_report_strdup(&r, s.kernel->name);
@@ -246,8 +255,18 @@ int cmd_replay(int argc, char **argv) {
         gr_witness w;
         if (!gr_witness_load(&w, files[i], &hash, force, &err)) goto done;
         int got = 0;
+        size_t first = r.nfindings;
         bool ok = search_report_witness(&s, &r, &w, files[i], NULL, 0, &got, &err);
         fprintf(stderr, "replay: %s: %d finding%s\n", files[i], got, got == 1 ? "" : "s");
+        if (ok && oracle_kind != CLI_ORACLE_NONE) {
+            /* the value oracle on the witness's input: manifests for its races */
+            cli_oracle_outcome outcome;
+            ok = cli_oracle_apply_from(oracle_kind, &seqcmp, s.loaded.module, s.kernel,
+                                       s.have_spec ? &s.spec : NULL, &w.input, s.srcmap, &r, first,
+                                       &outcome, &err);
+            if (ok) fprintf(stderr, "replay: %s: %s\n", files[i], outcome.line);
+            cli_oracle_outcome_free(&outcome);
+        }
         gr_witness_free(&w);
         if (!ok) goto done;
     }

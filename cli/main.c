@@ -35,7 +35,10 @@ static const command commands[] = {
     {"check", cmd_check,
      "gpurace check FILE [--kernel K] --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES]\n"
      "              [--arg NAME=VALUE]... [--schedule S] [--backend auto|sim]\n"
-     "              [--detector fsm|hb] [--warp-model its|lockstep] [--json F] [--sarif F]\n"
+     "              [--detector auto|fsm|hb] [--warp-model its|lockstep] [--json F] [--sarif F]\n"
+     "              [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]\n"
+     "              [--oracle-schedules LIST]\n"
+     "       gpurace check FILE --spec F [--oracle ...] [--json F] [--sarif F]\n"
      "       gpurace check FILE --input WITNESS [--force] [--json F] [--sarif F]",
      "Runs one launch of the kernel under the race detector and reports every finding (data\n"
      "race, barrier divergence, out-of-bounds access, hang, fault) with its source lines.\n"
@@ -43,20 +46,28 @@ static const command commands[] = {
      "zeros, ones, iota, random, const:V, values:a;b;c. --schedule picks the interleaving:\n"
      "rr[:Q], random:SEED[:Q], serial, pct:SEED[:DEPTH], reverse[:Q]. --json F writes the\n"
      "findings as JSON ('-' for standard output). --input WITNESS runs the launch a witness\n"
-     "recorded (as replay does), --force even when it was recorded for another version of FILE.\n"},
+     "recorded (as replay does), --force even when it was recorded for another version of FILE.\n"
+     "--spec F makes the launch from a kernel spec when --grid/--block are absent. --oracle\n"
+     "seqcmp compares the outputs of several schedules with a sequential reference (the spec's\n"
+     "reference function, --reference NAME, or the serialized kernel) and says on every race\n"
+     "whether it manifests; --oracle twopass reports value-witnessed conflicts between warps.\n"},
     {"fuzz", cmd_fuzz,
      "gpurace fuzz FILE [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
      "             [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]\n"
-     "             [--json F] [--sarif F] [-- libFuzzer flags]",
+     "             [--json F] [--sarif F] [--oracle seqcmp|none] [--reference NAME]\n"
+     "             [-- libFuzzer flags]",
      "Searches for the launches, inputs and schedules that expose races: libFuzzer evolves\n"
      "launches within the kernel's spec (inferred from its signature when --spec is absent; the\n"
      "assumptions are printed). Each new finding is minimized and saved as a witness and a .cu\n"
      "reproducer under --findings; the search goes on unless --stop-on-first. --time defaults to\n"
-     "60 seconds.\n"},
-    {"replay", cmd_replay, "gpurace replay FILE WITNESS|DIR [--json F] [--sarif F] [--force]",
+     "60 seconds. --oracle seqcmp adds manifests to saved findings, makes output divergence a\n"
+     "search feature and saves nondeterministic output without a detected race as a finding.\n"},
+    {"replay", cmd_replay,
+     "gpurace replay FILE WITNESS|DIR [--json F] [--sarif F] [--force] [--spec F]\n"
+     "              [--oracle seqcmp|twopass|none] [--reference NAME]",
      "Re-runs saved witnesses (one file, or every witness of a findings folder) and reports what\n"
      "still reproduces: the regression mode for CI. --force runs a witness recorded for another\n"
-     "version of the kernel.\n"},
+     "version of the kernel. --oracle runs the value oracle on each witness's input (see check).\n"},
     {"minimize", cmd_minimize, "gpurace minimize FILE WITNESS [-o OUT]",
      "Shrinks a witness (fewer blocks and threads, smaller values, simplest schedule) while its\n"
      "finding still reproduces, and writes it to OUT (default WITNESS.min.json).\n"},

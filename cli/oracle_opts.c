@@ -71,25 +71,60 @@ static void fill_access(const ptx_module *m, ptx_srcmap *sm, uint32_t insn, cons
     }
 }
 
+/* The verdict's differing elements with both values and last writers, and runs that stopped
+ * early (left out of the comparison), one per line; NULL when nothing differs. */
+static const char *differences_text(gr_report *report, const gr_seqcmp_verdict *v) {
+    if (!v->differs) return NULL;
+    gr_strbuf text = GR_STRBUF_INIT;
+    gr_strbuf all = GR_STRBUF_INIT;
+    gr_seqcmp_verdict_describe(v, &all);
+    /* describe's lines: the manifests line (printed already), "  run ..." per run, then the
+     * differences; keep the runs that did not finish and every difference line */
+    const char *p = gr_strbuf_cstr(&all);
+    const char *nl = strchr(p, '\n');
+    p = nl ? nl + 1 : p + strlen(p);
+    while (*p) {
+        nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (strncmp(p, "  run ", 6) != 0 && len > 2)
+            gr_strbuf_appendf(&text, "%.*s\n", (int)(len - 2), p + 2);
+        p += len + (nl ? 1 : 0);
+    }
+    for (int i = 0; i < v->nruns; i++)
+        if (v->runs[i].status != GR_EXEC_OK)
+            gr_strbuf_appendf(&text, "run %s stopped (%s): left out of the comparison\n",
+                              v->runs[i].label, gr_exec_status_name(v->runs[i].status));
+    const char *kept = gr_report_strdup(report, gr_strbuf_cstr(&text));
+    gr_strbuf_free(&text);
+    gr_strbuf_free(&all);
+    return kept;
+}
+
 static bool apply_seqcmp(const gr_seqcmp_options *sq, const ptx_module *m, const gr_kernel_sig *sig,
                          const gr_spec *spec, const gr_input *in, ptx_srcmap *sm, gr_report *report,
-                         cli_oracle_outcome *out, gr_error *err) {
+                         size_t first, cli_oracle_outcome *out, gr_error *err) {
     gr_seqcmp_options o = *sq;
-    for (size_t i = 0; i < report->nfindings; i++)
+    for (size_t i = first; i < report->nfindings; i++)
         if (report->findings[i].cls == GR_REPORT_RACE) o.races_detected = true;
     gr_seqcmp_verdict *v = &out->verdict;
     if (!gr_seqcmp_run(m, sig ? sig->ptx_name : NULL, sig, spec, in, &o, v, err)) return false;
     gr_seqcmp_verdict_line(v, out->line, sizeof out->line);
     const char *manifests = gr_report_strdup(report, v->manifests);
-    for (size_t i = 0; i < report->nfindings; i++)
-        if (report->findings[i].cls == GR_REPORT_RACE) report->findings[i].manifests = manifests;
+    const char *differences = differences_text(report, v);
+    /* every race gets the verdict; the differences are printed once, under the first */
+    for (size_t i = first; i < report->nfindings; i++)
+        if (report->findings[i].cls == GR_REPORT_RACE) {
+            report->findings[i].manifests = manifests;
+            report->findings[i].differences = differences;
+            differences = NULL;
+        }
+    if (!differences) differences = differences_text(report, v);
     if (!v->nondeterministic_without_race || v->ndiffs == 0) return true;
     /* outputs depend on the schedule, yet no race was seen: report the first difference */
     const gr_seqcmp_diff *d = &v->diffs[0];
     char msg[400];
     snprintf(msg, sizeof msg,
-             "nondeterministic output without a detected race: %s[%" PRIu64 "] is %s under %s "
-             "and %s under %s",
+             "%s[%" PRIu64 "] is %s under %s and %s under %s",
              d->name, d->index, d->ref_value, v->runs[d->ref_run].label, d->run_value,
              v->runs[d->run].label);
     gr_report_finding f;
@@ -101,6 +136,7 @@ static bool apply_seqcmp(const gr_seqcmp_options *sq, const ptx_module *m, const
     f.element = (int64_t)d->index;
     f.message = msg;
     f.manifests = v->manifests;
+    f.differences = differences;
     if (d->run_writer.known)
         fill_access(m, sm, d->run_writer.insn_id, "write", &d->run_writer.thread, &f.primary);
     /* the reference's writer is an instruction of the kernel only for the serialized run */
@@ -159,6 +195,7 @@ static bool apply_twopass(const ptx_module *m, const gr_kernel_sig *sig, const g
         f.size = (uint32_t)(c->nbytes > UINT32_MAX ? UINT32_MAX : c->nbytes);
         f.message = msg;
         f.synchronization = "value-witnessed by two-pass checking (no barrier orders the warps)";
+        f.differences = msg; /* the warps and bytes, printed under the finding */
         fill_access(m, sm, c->insn_a, c->kind == GR_TWOPASS_WRITE_WRITE ? "write" : "read", &ta,
                     &f.primary);
         fill_access(m, sm, c->insn_b, "write", &tb, &f.secondary);
@@ -173,11 +210,18 @@ bool cli_oracle_apply(cli_oracle_kind kind, const gr_seqcmp_options *seqcmp, con
                       const gr_kernel_sig *sig, const gr_spec *spec, const gr_input *in,
                       ptx_srcmap *srcmap, gr_report *report, cli_oracle_outcome *out,
                       gr_error *err) {
+    return cli_oracle_apply_from(kind, seqcmp, m, sig, spec, in, srcmap, report, 0, out, err);
+}
+
+bool cli_oracle_apply_from(cli_oracle_kind kind, const gr_seqcmp_options *seqcmp,
+                           const ptx_module *m, const gr_kernel_sig *sig, const gr_spec *spec,
+                           const gr_input *in, ptx_srcmap *srcmap, gr_report *report, size_t first,
+                           cli_oracle_outcome *out, gr_error *err) {
     memset(out, 0, sizeof *out);
     out->kind = kind;
     switch (kind) {
     case CLI_ORACLE_SEQCMP:
-        return apply_seqcmp(seqcmp, m, sig, spec, in, srcmap, report, out, err);
+        return apply_seqcmp(seqcmp, m, sig, spec, in, srcmap, report, first, out, err);
     case CLI_ORACLE_TWOPASS:
         return apply_twopass(m, sig, in, srcmap, report, out, err);
     case CLI_ORACLE_NONE:
@@ -190,4 +234,10 @@ void cli_oracle_outcome_free(cli_oracle_outcome *o) {
     gr_seqcmp_verdict_free(&o->verdict);
     gr_twopass_result_free(&o->twopass);
     memset(o, 0, sizeof *o);
+}
+
+cli_oracle_kind cli_oracle_default(const cli_oracle_options *o, const gr_spec *spec,
+                                   cli_oracle_kind parsed) {
+    if (o->oracle || o->reference) return parsed;
+    return spec && spec->reference ? CLI_ORACLE_SEQCMP : CLI_ORACLE_NONE;
 }

@@ -61,6 +61,17 @@ bool cli_oracle_apply(cli_oracle_kind kind, const gr_seqcmp_options *seqcmp, con
                       const gr_kernel_sig *sig, const gr_spec *spec, const gr_input *in,
                       ptx_srcmap *srcmap, gr_report *report, cli_oracle_outcome *out,
                       gr_error *err);
+/* The same for the findings from index `first` on (the findings one input of several added):
+ * only they get `manifests` and count as detected races. */
+bool cli_oracle_apply_from(cli_oracle_kind kind, const gr_seqcmp_options *seqcmp,
+                           const ptx_module *m, const gr_kernel_sig *sig, const gr_spec *spec,
+                           const gr_input *in, ptx_srcmap *srcmap, gr_report *report, size_t first,
+                           cli_oracle_outcome *out, gr_error *err);
 void cli_oracle_outcome_free(cli_oracle_outcome *o);
+
+/* The default when no --oracle is given: seqcmp when the spec names a reference function (the
+ * user asked for the comparison by writing one), else none, which keeps check fast. */
+cli_oracle_kind cli_oracle_default(const cli_oracle_options *o, const gr_spec *spec,
+                                   cli_oracle_kind parsed);
 
 #endif

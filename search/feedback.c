@@ -58,3 +58,10 @@ size_t gr_feedback_fill(uint8_t *c, size_t n, const gr_input *in, const gr_launc
     set += bump(c, lo, out, mix(14, (uint64_t)log2_bucket(res->thread_instructions)), 1);
     return set;
 }
+
+size_t gr_feedback_add_feature(uint8_t *c, size_t n, uint64_t feature) {
+    if (!feature) return 0;
+    size_t cov = n / 2, det = n / 4;
+    /* a tag keeps value features apart from the detector's finding signatures */
+    return bump(c, cov, det, mix(0x5eb0c3d1u, feature), 1);
+}

@@ -9,7 +9,8 @@
  *                   total saturates;
  *   [n/2, 3n/4)     detector features: each finding's signature with the thread relation
  *                   (same warp / other warp / other block), each finding class with its
- *                   instruction, dropped-finding pressure;
+ *                   instruction, dropped-finding pressure; with `fuzz --oracle seqcmp`, output
+ *                   divergences (gr_feedback_add_feature);
  *   [3n/4, n)       launch and schedule outcomes: the exit status, the launch shape (log2 of
  *                   blocks, warps per block, partial warps), the schedule kind, log2 of
  *                   thread-instructions executed.
@@ -30,5 +31,8 @@ enum { GR_FEEDBACK_DEFAULT_SIZE = 1 << 16 };
  * did). Returns how many counters it set. */
 size_t gr_feedback_fill(uint8_t *counters, size_t n, const gr_input *in,
                         const gr_launch_result *res);
+/* Adds one more feature of the execution in the detector region, e.g. an output divergence
+ * (oracle/seqcmp's gr_seqcmp_feature); 0 adds nothing. Returns the counters it set (0 or 1). */
+size_t gr_feedback_add_feature(uint8_t *counters, size_t n, uint64_t feature);
 
 #endif

@@ -34,7 +34,9 @@ static void exec_rate(int iters) {
              "\"iters\":%d}}", iters);
     gr_spec spec;
     gr_codec codec;
-    gr_runner_options ro = {"sim", GR_DETECTOR_FSM, GR_WARP_ITS, 0, GR_SEARCH_STEPS_PER_THREAD};
+    gr_runner_options ro = {.backend = "sim", .detector = GR_DETECTOR_FSM,
+                            .warp_model = GR_WARP_ITS,
+                            .step_budget_per_thread = GR_SEARCH_STEPS_PER_THREAD};
     gr_runner *r = NULL;
     if (!k || !gr_spec_parse(&spec, json, "bench", k, &err) || !gr_codec_init(&codec, &spec, &err) ||
         !(r = gr_runner_new(l.module, k, &ro, &err))) {

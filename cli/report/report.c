@@ -97,6 +97,8 @@ gr_report_finding *gr_report_add(gr_report *r, const gr_report_finding *f, gr_er
         g->count += count;
         /* keep the strongest evidence and the first paths any occurrence brought */
         if (!g->manifests && f->manifests) g->manifests = gr_report_strdup(r, f->manifests);
+        if (!g->differences && f->differences)
+            g->differences = gr_report_strdup(r, f->differences);
         if (!g->witness && f->witness) g->witness = gr_report_strdup(r, f->witness);
         if (!g->reproducer && f->reproducer) g->reproducer = gr_report_strdup(r, f->reproducer);
         return g;
@@ -119,6 +121,7 @@ gr_report_finding *gr_report_add(gr_report *r, const gr_report_finding *f, gr_er
     g->message = gr_report_strdup(r, f->message);
     g->synchronization = gr_report_strdup(r, f->synchronization);
     g->manifests = gr_report_strdup(r, f->manifests);
+    g->differences = gr_report_strdup(r, f->differences);
     g->witness = gr_report_strdup(r, f->witness);
     g->reproducer = gr_report_strdup(r, f->reproducer);
     g->kernel = gr_report_strdup(r, kernel);
@@ -160,7 +163,7 @@ const char *gr_report_class_title(gr_report_class c) {
     case GR_REPORT_OUT_OF_BOUNDS: return "out-of-bounds access";
     case GR_REPORT_HANG: return "kernel does not terminate";
     case GR_REPORT_FAULT: return "device fault";
-    case GR_REPORT_NONDETERMINISTIC_OUTPUT: return "nondeterministic output";
+    case GR_REPORT_NONDETERMINISTIC_OUTPUT: return "nondeterministic output without a detected race";
     case GR_REPORT_NCLASSES: break;
     }
     return "finding";

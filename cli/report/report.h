@@ -99,7 +99,9 @@ typedef struct gr_report_finding {
     bool has_secondary;
     gr_report_relation relation;
     const char *synchronization; /* what was missing or too narrow, in plain words */
-    const char *manifests;       /* e.g. "yes: out[0] differs from the sequential run", or NULL */
+    const char *manifests;       /* "yes (out[3]: 7 vs 9)", "no difference in 5 runs", or NULL */
+    const char *differences;     /* the oracle's differing elements, one per line (values, last
+                                  * writers with source lines), or NULL */
     const char *witness;         /* witness path, or NULL */
     const char *reproducer;      /* reproducer .cu path, or NULL */
     const char *kernel;          /* kernel name (defaults to the report's) */

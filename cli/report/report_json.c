@@ -93,6 +93,7 @@ static json_t *finding_json(const gr_report *r, const gr_report_finding *f) {
     set_str(o, "relation", gr_report_relation_name(f->relation));
     set_str(o, "synchronization", f->synchronization);
     set_str(o, "manifests", f->manifests);
+    set_str(o, "differences", f->differences);
     set_str(o, "witness", f->witness);
     set_str(o, "reproducer", f->reproducer);
     set_str(o, "kernel", f->kernel ? f->kernel : r->kernel);

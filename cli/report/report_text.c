@@ -165,6 +165,14 @@ static void render_finding(text_ctx *t, const gr_report *r, const gr_report_find
         gr_strbuf_putc(o, '\n');
     }
     if (f->manifests) gr_strbuf_appendf(o, "  = manifests: %s\n", f->manifests);
+    if (f->differences) { /* the oracle's lines, indented under the manifests line */
+        for (const char *p = f->differences; *p;) {
+            const char *nl = strchr(p, '\n');
+            size_t len = nl ? (size_t)(nl - p) : strlen(p);
+            if (len) gr_strbuf_appendf(o, "    %.*s\n", (int)len, p);
+            p += len + (nl ? 1 : 0);
+        }
+    }
     if (f->witness) gr_strbuf_appendf(o, "  = witness: %s\n", f->witness);
     if (f->reproducer) gr_strbuf_appendf(o, "  = reproducer: %s\n", f->reproducer);
     if (f->count > 1) gr_strbuf_appendf(o, "  = seen %" PRIu64 " times\n", f->count);

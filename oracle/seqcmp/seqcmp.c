@@ -129,6 +129,32 @@ static bool is_output(const gr_input *in, const run_slot *runs, int nruns, int b
     return false;
 }
 
+/* The external run as a slot: copies of the given outputs, no writers recorded. */
+static bool external_run(const gr_input *in, const uint8_t *const *outputs, const char *label,
+                         const ptx_module *module, run_slot *slot, gr_error *err) {
+    int nb = in->nbuffers;
+    sq_run_result *r = &slot->res;
+    r->status = GR_EXEC_OK;
+    r->data = calloc((size_t)nb + 1, sizeof *r->data);
+    r->writers = calloc((size_t)nb + 1, sizeof *r->writers);
+    r->written = calloc((size_t)nb + 1, sizeof *r->written);
+    if (!r->data || !r->writers || !r->written) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    for (int b = 0; b < nb; b++) {
+        const gr_input_buffer *buf = &in->buffers[b];
+        uint64_t count = buf->bytes / (uint64_t)gr_elem_size(buf->type);
+        r->data[b] = malloc((size_t)buf->bytes + 1);
+        r->writers[b] = calloc((size_t)count + 1, sizeof *r->writers[b]);
+        if (!r->data[b] || !r->writers[b]) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        const uint8_t *src = outputs[b] ? outputs[b] : buf->data;
+        if (buf->bytes) memcpy(r->data[b], src, (size_t)buf->bytes);
+    }
+    snprintf(slot->info.label, sizeof slot->info.label, "%s", label ? label : "external");
+    slot->info.status = GR_EXEC_OK;
+    slot->module = module;
+    slot->have = true;
+    return true;
+}
+
 void gr_seqcmp_verdict_free(gr_seqcmp_verdict *v) {
     free(v->runs);
     free(v->diffs);
@@ -149,7 +175,10 @@ bool gr_seqcmp_run(const ptx_module *module, const char *kernel, const gr_kernel
 
     gr_dim3 grid = {input->grid[0], input->grid[1], input->grid[2]};
     gr_dim3 block = {input->block[0], input->block[1], input->block[2]};
-    int nslots = o.nschedules + 1; /* slot 0: the reference (function or serial) */
+    if (o.skip_parallel) o.nschedules = 0;
+    bool external = o.external_outputs != NULL;
+    /* slot 0: the reference (function or serial); then the schedules; then the external run */
+    int nslots = o.nschedules + 1 + (external ? 1 : 0);
     run_slot *runs = calloc((size_t)nslots, sizeof *runs);
     ptx_module *ref_module = NULL;
     ptx_srcmap *sm = NULL, *ref_sm = NULL;
@@ -212,6 +241,9 @@ bool gr_seqcmp_run(const ptx_module *module, const char *kernel, const gr_kernel
         r->have = true;
         if (r->res.races) out->races_found = true;
     }
+    if (external && !external_run(input, o.external_outputs, o.external_label, module,
+                                  &runs[nslots - 1], err))
+        goto done;
     out->races_found |= o.races_detected;
 
     /* which run is the reference: slot 0 when it ran cleanly, else the first clean run */

@@ -59,6 +59,13 @@ typedef struct gr_seqcmp_options {
     bool races_detected;  /* the caller's detector already found a race for this input */
     uint64_t step_budget; /* per run; 0: the backend's default */
     int max_diffs;        /* differences kept in the verdict (0: 8) */
+    /* A run made elsewhere, e.g. the uninstrumented kernel on the GPU: per input buffer its
+     * contents after the launch (gr_input.buffers order, each `bytes` long; a NULL entry keeps
+     * the initial contents). It is compared with the reference like one more run of the kernel,
+     * labeled `external_label` ("gpu"), with no last-writer information. */
+    const uint8_t *const *external_outputs;
+    const char *external_label;
+    bool skip_parallel; /* run no simulator schedules: the reference against the external run */
 } gr_seqcmp_options;
 
 /* The default parallel schedules: rr:1, reverse:1, random:1:4, random:2:4, pct:7. */
