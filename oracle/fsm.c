@@ -40,7 +40,8 @@ typedef struct fsm_barrier {
 } fsm_barrier;
 
 typedef struct fsm_block {
-    uint8_t regular;
+    uint8_t regular;      /* barrier epochs order accesses (gr_fsm_ctx.block_regular) */
+    uint8_t epochs;       /* barrier epochs are comparable (gr_fsm_ctx.block_epochs) */
     uint8_t max_taint;
     uint32_t live;
     uint32_t pending;     /* barrier instances with arrivals, not yet complete */
@@ -134,7 +135,7 @@ static void reset_state(gr_fsm *f) {
     }
     for (uint32_t b = 0; b < f->nblocks; b++) {
         memset(&f->blocks[b], 0, sizeof f->blocks[b]);
-        f->blocks[b].regular = 1;
+        f->blocks[b].regular = f->blocks[b].epochs = 1;
         f->blocks[b].live = f->tpb;
     }
     memset(f->warp_regular, 1, (size_t)f->nblocks * f->wpb);
@@ -322,6 +323,7 @@ static __attribute__((noinline)) bool feed_general(gr_fsm *f, fsm_thread *t, con
                                                    gr_error *err) {
     gr_fsm_access fa = fsm_access_of(t, a, 0);
     f->ctx.block_regular = f->blocks[t->block].regular;
+    f->ctx.block_epochs = f->blocks[t->block].epochs;
     t->touched = t->ever_touched = 1;
     uint64_t base = gr_fsm_single(&fa); /* bytes are or-ed in per granule */
     uint64_t first = a->addr & ~(uint64_t)3, end = a->addr + a->size;
@@ -356,6 +358,7 @@ bool gr_fsm_feed_access(gr_fsm *f, const gr_access *a, gr_error *err) {
     uint32_t bytes = ((1u << a->size) - 1u) << off;
     gr_fsm_access fa = fsm_access_of(t, a, bytes);
     f->ctx.block_regular = f->blocks[t->block].regular;
+    f->ctx.block_epochs = f->blocks[t->block].epochs;
     t->touched = t->ever_touched = 1;
     uint64_t *w = shadow_word(f, a->space, t->block, a->addr >> 2, err), nw;
     if (!w) return false;
@@ -492,6 +495,7 @@ static bool feed_plain_lanes(gr_fsm *f, const gr_access *proto, uint32_t lane_ma
                      .warp = t0->warp - t0->block * f->wpb, .lane0 = lane0,
                      .lane_mask = lane_mask, .in_step = -1};
     f->ctx.block_regular = f->blocks[lb.block].regular;
+    f->ctx.block_epochs = f->blocks[lb.block].epochs;
     uint32_t size = proto->size, write = proto->kind == GR_ACCESS_WRITE;
     uint32_t instr = proto->instr >= GR_FSM_INSTR_UNKNOWN ? GR_FSM_INSTR_UNKNOWN : proto->instr;
     /* The shadow word of the access alone, less its thread, epochs and bytes. */
@@ -577,7 +581,7 @@ static void barrier_arrive(gr_fsm *f, fsm_thread *t, uint32_t id, bool waits) {
         bar->epoch = t->bar;
         b->pending++;
     } else if (bar->epoch != t->bar) {
-        b->regular = 0;
+        b->regular = b->epochs = 0;
     }
     bar->arrived++;
     if (t->taint > bar->taint) bar->taint = t->taint;
@@ -592,7 +596,7 @@ static void barrier_arrive(gr_fsm *f, fsm_thread *t, uint32_t id, bool waits) {
      * at later instances, so "waited at a later instance" would stop meaning "ordered after
      * it": bar.arrive and an exit after accesses together make the block irregular. */
     b->split = 1;
-    if (b->exited_after_access) b->regular = 0;
+    if (b->exited_after_access) b->regular = b->epochs = 0;
     t->bar++;
     t->wep = 0;
     f->warp_regular[t->warp] = 0;
@@ -604,7 +608,7 @@ static bool barrier_complete(gr_fsm *f, uint32_t block, uint32_t id, gr_error *e
     if (bar->arrived == 0)
         return gr_fail(err, GR_ERR_INTERNAL, "barrier %u of block %u completes with no arrival", id,
                        block);
-    if (bar->arrived - bar->gone != b->live) b->regular = 0;
+    if (bar->arrived - bar->gone != b->live) b->regular = b->epochs = 0;
     fsm_thread *bt = &f->threads[block * f->tpb];
     for (uint32_t i = 0; i < f->tpb; i++) {
         fsm_thread *t = &bt[i];
@@ -700,10 +704,10 @@ bool gr_fsm_event(gr_fsm *f, const gr_event *ev, gr_error *err) {
         t->exited = 1;
         b->live--;
         /* Its latest accesses will never be ordered by the barriers the others still pass. */
-        if (t->touched) b->regular = 0;
+        if (t->touched) b->regular = 0; /* epochs stay comparable: not b->epochs */
         if (t->ever_touched) {
             b->exited_after_access = 1;
-            if (b->split) b->regular = 0;
+            if (b->split) b->regular = b->epochs = 0;
         }
         /* Pending instances it arrived at (bar.arrive) count it no longer as a live thread. */
         for (uint32_t id = 0; b->pending && id < MAX_BARRIERS; id++)

@@ -133,6 +133,11 @@ typedef struct gr_fsm_ctx {
     gr_fsm_u32 threads_per_block;
     gr_fsm_u32 warp_size;
     gr_fsm_u32 block_regular;  /* all barriers of this block so far included every live thread */
+    /* Barrier epochs of the block are comparable (every instance included every live thread,
+     * no bar.arrive): block_regular may be 0 only because a thread exited after accessing
+     * memory, which breaks barrier ordering of its accesses but not "same epoch, unordered".
+     * 0 when unknown (conservative). */
+    gr_fsm_u32 block_epochs;
     gr_fsm_u32 warp_regular;   /* all warp syncs since the last barrier had the full live mask */
     gr_fsm_u32 taint;          /* 0 no acquire, 1 may have acquired within its block, 2 from any */
     gr_fsm_u32 lockstep;
@@ -281,7 +286,8 @@ GR_FSM_FN gr_fsm_u64 gr_fsm_merge(gr_fsm_u64 w, gr_fsm_u64 single, const gr_fsm_
                                   gr_fsm_u32 dwep) {
     gr_fsm_u32 estat = gr_fsm_estat(w);
     gr_fsm_u32 nestat = GR_FSM_LOOSE;
-    if (nwho != GR_FSM_WHO_GRID && c->block_regular && back == 0 && a->bar < 240u &&
+    if (nwho != GR_FSM_WHO_GRID && (c->block_regular || c->block_epochs) && back == 0 &&
+        a->bar < 240u &&
         (nwho == GR_FSM_WHO_BLOCK || (dwep == 0 && a->wep <= 0xffu && c->warp_regular))) {
         if (estat == GR_FSM_EXACT) nestat = GR_FSM_EXACT;
         else if (estat == GR_FSM_OLDW && !a->write) nestat = GR_FSM_OLDW;
@@ -354,7 +360,12 @@ GR_FSM_FN gr_fsm_u64 gr_fsm_update_slow(gr_fsm_u64 w, gr_fsm_u64 single, const g
     gr_fsm_u32 order, cause = GR_FSM_CAUSE_NO_SYNC_BLOCKS;
     if (same_block) {
         cause = GR_FSM_CAUSE_NO_BARRIER;
-        if (!c->block_regular || bar_ambiguous) {
+        /* A thread that exited after accessing memory never reaches later barriers or warp
+         * syncs, so neither orders its accesses; but members at the access's own barrier and
+         * warp epochs are unordered with it whether or not their threads exited. */
+        gr_fsm_u32 epochs_only = !c->block_regular && c->block_epochs && back == 0 &&
+                                 !(same_warp && dwep != 0);
+        if ((!c->block_regular && !epochs_only) || bar_ambiguous) {
             order = GR_FSM_ORD_UNKNOWN;
         } else if (back != 0) {
             /* Different epochs, but the access's thread has not waited since the members' epoch

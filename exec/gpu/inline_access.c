@@ -354,7 +354,7 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
             "\tsetp.gt.u32 %%gr_iq0, %%gr_iu9, %u;\n"
             "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n",
             site, low_bit(GR_FSM_M_REP), (unsigned)GR_FSM_REP_BITS, RT_OFF(threads_per_block),
-            site, (unsigned)GR_RT_BLOCK_IRREGULAR, site, low_bit(GR_FSM_M_BAR),
+            site, (unsigned)(GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED), site, low_bit(GR_FSM_M_BAR),
             (uint32_t)(GR_FSM_M_BAR >> low_bit(GR_FSM_M_BAR)), QUICK_BACK_MAX - 1u, site);
         if (!write) {
             gr_strbuf_appendf(out, "\t@%%gr_iq1 bra $gr_i%" PRIu32 "_c;\n", site);

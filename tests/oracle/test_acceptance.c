@@ -346,3 +346,15 @@ Test(acceptance, bad_events_are_errors) {
     cr_expect_not(trace_run(&tr, GR_DETECTOR_HB, GR_WARP_ITS, &r));
     cr_expect_not(trace_run(&tr, GR_DETECTOR_FSM, GR_WARP_ITS, &r));
 }
+
+/* if (t % 3 == 0) flag = 1; with each writer exiting right after its store (the order a GPU
+ * often runs it in). An exit ends barrier ordering for the exiting thread's accesses, but
+ * writers at the same barrier and warp epochs stay unordered: the FSM decides the race. */
+static void writers_exit_early(void) {
+    trace_init(&tr, 1, 64, 32);
+    for (uint32_t t = 0; t < 64; t += 3) {
+        tr_access_i(&tr, t, GR_SPACE_GLOBAL, 0, 4, GR_ACCESS_WRITE, 1);
+        tr_exit(&tr, t);
+    }
+}
+Test(acceptance, writers_exit_early) { writers_exit_early(); expect_decided(GR_WARP_ITS, true, 0); }

@@ -41,9 +41,11 @@ typedef struct gr_rt_thread {
 } gr_rt_thread;
 
 /* Per-block word (gr_rt_u32): */
-#define GR_RT_BLOCK_IRREGULAR 1u /* a barrier missed some live thread, or one exited early */
+#define GR_RT_BLOCK_IRREGULAR 1u /* a barrier missed some live thread: epochs not comparable */
 #define GR_RT_BLOCK_REL_ANY 2u   /* some release in the block */
 #define GR_RT_BLOCK_REL_GPU 4u   /* some gpu-scope release in the block */
+#define GR_RT_BLOCK_EXITED 8u    /* a thread exited after accessing memory since its last barrier:
+                                  * barriers no longer order every access (gr_fsm_ctx) */
 #define GR_RT_BLOCK_TAINT1 16u   /* some thread acquired in block scope */
 #define GR_RT_BLOCK_TAINT2 32u   /* some thread may be ordered after anyone */
 /* Per-warp word (gr_rt_u64): low 32 bits exited lanes, bit 32 irregular warp syncs. */

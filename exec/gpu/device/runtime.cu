@@ -169,7 +169,8 @@ static __device__ __noinline__ void rt_update(u64 *p, u64 old, const gr_fsm_acce
     gr_fsm_ctx ctx = {};
     ctx.threads_per_block = tpb;
     ctx.warp_size = 32u;
-    ctx.block_regular = !(bw & GR_RT_BLOCK_IRREGULAR);
+    ctx.block_regular = !(bw & (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED));
+    ctx.block_epochs = !(bw & GR_RT_BLOCK_IRREGULAR);
     ctx.warp_regular = __gr_rt.lockstep ||
                        !(*(volatile u64 *)rt_warp_word(block, tid / 32u) & GR_RT_WARP_IRREGULAR);
     ctx.taint = taint;
@@ -345,7 +346,7 @@ extern "C" __device__ void __gr_hook_sync(u32 info, u32 id, u32 arg0, u32 arg1) 
     case GR_HOOK_EV_EXIT:
         atomicOr((u64 *)rt_warp_word(block, tid / 32u), 1ull << (tid % 32u));
         /* Its latest accesses will never be ordered by the barriers the others still pass. */
-        if (t->touched) atomicOr(rt_block_word(block), GR_RT_BLOCK_IRREGULAR);
+        if (t->touched) atomicOr(rt_block_word(block), GR_RT_BLOCK_EXITED);
         break;
     default: /* cp.async groups: the async write was checked when issued */
         break;
