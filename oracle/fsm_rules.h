@@ -287,7 +287,6 @@ GR_FSM_FN gr_fsm_u64 gr_fsm_merge(gr_fsm_u64 w, gr_fsm_u64 single, const gr_fsm_
     gr_fsm_u32 estat = gr_fsm_estat(w);
     gr_fsm_u32 nestat = GR_FSM_LOOSE;
     if (nwho != GR_FSM_WHO_GRID && (c->block_regular || c->block_epochs) && back == 0 &&
-        a->bar < 240u &&
         (nwho == GR_FSM_WHO_BLOCK || (dwep == 0 && a->wep <= 0xffu && c->warp_regular))) {
         if (estat == GR_FSM_EXACT) nestat = GR_FSM_EXACT;
         else if (estat == GR_FSM_OLDW && !a->write) nestat = GR_FSM_OLDW;
@@ -323,7 +322,12 @@ GR_FSM_FN gr_fsm_u64 gr_fsm_update_slow(gr_fsm_u64 w, gr_fsm_u64 single, const g
     /* The access's thread waited at a barrier instance the members' threads reached after the
      * members: every member happens before the access. */
     gr_fsm_u32 barrier_ordered = !ahead && back > a->bar_lag;
-    /* Past 240 barriers an 8-bit epoch may hide a multiple of 256: "not ordered" is unsure. */
+    /* Past 240 barriers an 8-bit epoch may hide a multiple of 256. A distance of 1..239 is
+     * still a real distance (members never run that far ahead), so barrier ordering holds;
+     * "same epoch" may instead be 256k epochs back, where every member is ordered, and
+     * 240..255 may be behind rather than ahead. Same-block verdicts that rely on "same epoch"
+     * are therefore kept only when they say "no race" (both readings agree); a race becomes
+     * undecided. */
     gr_fsm_u32 bar_ambiguous = a->bar >= 240u, wep_ambiguous = a->wep > 0xffu;
 
     /* Ordered after every member (program order, a barrier, a full-warp sync): nothing to
@@ -333,7 +337,7 @@ GR_FSM_FN gr_fsm_u64 gr_fsm_update_slow(gr_fsm_u64 w, gr_fsm_u64 single, const g
     gr_fsm_u32 ordered =
         same_thread ||
         (same_block && c->block_regular &&
-         (barrier_ordered || (!bar_ambiguous && back == 0 && same_warp && c->warp_regular && dwep != 0)));
+         (barrier_ordered || (back == 0 && same_warp && c->warp_regular && dwep != 0)));
     if (ordered) {
         gr_fsm_u32 covers = (a->write || wtri == GR_FSM_TRI_NONE) &&
                             (!a->atomic || (ptri == GR_FSM_TRI_NONE && (a->cta || !some_cta)));
@@ -365,7 +369,7 @@ GR_FSM_FN gr_fsm_u64 gr_fsm_update_slow(gr_fsm_u64 w, gr_fsm_u64 single, const g
          * warp epochs are unordered with it whether or not their threads exited. */
         gr_fsm_u32 epochs_only = !c->block_regular && c->block_epochs && back == 0 &&
                                  !(same_warp && dwep != 0);
-        if ((!c->block_regular && !epochs_only) || bar_ambiguous) {
+        if ((!c->block_regular && !epochs_only) || (bar_ambiguous && back != 0)) {
             order = GR_FSM_ORD_UNKNOWN;
         } else if (back != 0) {
             /* Different epochs, but the access's thread has not waited since the members' epoch
@@ -420,6 +424,7 @@ GR_FSM_FN gr_fsm_u64 gr_fsm_update_slow(gr_fsm_u64 w, gr_fsm_u64 single, const g
     else incompat = GR_FSM_NO;
 
     r->action = gr_fsm_action(order, conflict, incompat);
+    if (r->action == GR_FSM_ACT_RACE && same_block && bar_ambiguous) r->action = GR_FSM_ACT_UNDECIDED;
     if (r->action == GR_FSM_ACT_RACE) {
         /* The kind of an unordered conflicting member: certain when the summary says all
          * members are atomic (or all plain) and, for plain pairs, whether it wrote. */
