@@ -56,11 +56,14 @@ static void feed(gr_exec_detector *d, const gr_event *ev) {
 
 static void on_access(void *ctx, const gr_access_event *e) {
     gr_exec_detector *d = ctx;
-    if (d->model == GR_WARP_LOCKSTEP && e->converged) {
+    /* Lockstep: a warp issues one instruction at a time, so whatever any of its lanes did
+     * before (on any path, exited lanes included) comes before this instruction's accesses;
+     * lanes within the instruction stay unordered. Detectors clamp the mask to the block. */
+    if (d->model == GR_WARP_LOCKSTEP) {
         gr_event st = {.type = GR_EV_WARP_STEP};
         st.u.warp.block = e->block_linear;
         st.u.warp.warp = e->warp;
-        st.u.warp.mask = e->lane_mask;
+        st.u.warp.mask = UINT32_MAX;
         feed(d, &st);
     }
     gr_event ev = {.type = GR_EV_ACCESS};

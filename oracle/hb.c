@@ -1,4 +1,14 @@
-/* hb.c — vector-clock happens-before detector. */
+/* hb.c — vector-clock happens-before detector.
+ *
+ * Scoped-race diagnosis: a race between threads of different blocks is *scoped* when the two
+ * accesses would be ordered had every block-scope atomic and fence of the launch had device
+ * scope (a lock or message passing built with the wrong scope). To tell, a second detector
+ * state runs alongside with every scope widened to device scope ("widened": it follows only
+ * synchronization, no accesses). It starts at the first block-scope atomic or fence of a
+ * launch as a copy of the state so far (until then both are the same) and stops at kernel end
+ * (its storage is kept for the next launch, which also starts with a copy). Both
+ * states tick the same clocks at the same events, so an access's clock means the same in
+ * both. */
 #include "oracle/hb.h"
 
 #include <stdlib.h>
@@ -69,8 +79,12 @@ typedef struct loc_map {
 } loc_map;
 
 struct gr_hb {
+    gr_launch_geometry geom;
     uint32_t tpb, ws, wpb, nblocks, nthreads;
     bool lockstep;
+    bool widened;  /* the companion: every scope counts as device scope, accesses not tracked */
+    gr_hb *wide;   /* the widened companion (kept from launch to launch once allocated) */
+    bool wide_active; /* it follows this launch: a block-scope atomic or fence happened */
     gr_race_fn on_race;
     void *user;
     hb_thread *threads;
@@ -297,6 +311,15 @@ static void sync_acquire(gr_hb *h, vclock *dst, const sync_obj *s, uint32_t bloc
 
 /* ---- life cycle ---- */
 
+static void clear_syncs(gr_hb *h) {
+    for (size_t i = 0; i < h->nsyncs; i++) {
+        sync_clear(h, &h->syncs[i]);
+        free(h->syncs[i].e);
+    }
+    h->nsyncs = 0;
+    map_clear(&h->sync_map);
+}
+
 static void reset_all(gr_hb *h) {
     for (uint32_t t = 0; t < h->nthreads; t++) {
         hb_thread *th = &h->threads[t];
@@ -319,12 +342,7 @@ static void reset_all(gr_hb *h) {
     for (size_t i = 0; i < h->ncells; i++) free(h->cells[i].acc.v);
     h->ncells = 0;
     map_clear(&h->cells_map);
-    for (size_t i = 0; i < h->nsyncs; i++) {
-        sync_clear(h, &h->syncs[i]);
-        free(h->syncs[i].e);
-    }
-    h->nsyncs = 0;
-    map_clear(&h->sync_map);
+    clear_syncs(h);
 }
 
 gr_hb *gr_hb_create(const gr_launch_geometry *geom, bool lockstep, gr_race_fn on_race, void *user,
@@ -336,6 +354,7 @@ gr_hb *gr_hb_create(const gr_launch_geometry *geom, bool lockstep, gr_race_fn on
     }
     gr_hb *h = calloc(1, sizeof *h);
     if (!h) goto oom;
+    h->geom = *geom;
     h->tpb = (uint32_t)tpb;
     h->ws = gr_geom_warp_size(geom);
     h->wpb = gr_geom_warps_per_block(geom);
@@ -370,6 +389,7 @@ oom:
 
 void gr_hb_destroy(gr_hb *h) {
     if (!h) return;
+    gr_hb_destroy(h->wide);
     if (h->threads) {
         for (uint32_t t = 0; t < h->nthreads; t++) {
             hb_thread *th = &h->threads[t];
@@ -399,6 +419,68 @@ void gr_hb_destroy(gr_hb *h) {
     free(h->barriers);
     free(h->block_cta_release);
     free(h);
+}
+
+/* ---- the widened companion ---- */
+
+/* Starts h->wide as a copy of h's synchronization state (h has seen no block-scope atomic or
+ * fence in this launch yet, so widening would have changed nothing so far). */
+static void start_widened(gr_hb *h) {
+    /* With one block, block scope covers every pair: widening would change nothing. */
+    if (h->widened || h->wide_active || h->oom || h->nblocks < 2) return;
+    if (!h->wide) {
+        gr_error err = GR_ERROR_INIT;
+        h->wide = gr_hb_create(&h->geom, h->lockstep, NULL, NULL, &err);
+        gr_error_clear(&err);
+        if (!h->wide) {
+            h->oom = true;
+            return;
+        }
+        h->wide->widened = true;
+    }
+    gr_hb *w = h->wide;
+    clear_syncs(w);
+    for (uint32_t t = 0; t < h->nthreads; t++) {
+        const hb_thread *src = &h->threads[t];
+        hb_thread *dst = &w->threads[t];
+        vc_copy(w, &dst->vc, &src->vc);
+        for (int sc = 0; sc < 2; sc++) {
+            vc_copy(w, &dst->rel_fence[sc], &src->rel_fence[sc]);
+            vc_copy(w, &dst->pending[sc], &src->pending[sc]);
+            dst->has_fence[sc] = src->has_fence[sc];
+        }
+        dst->strong_read = src->strong_read;
+        dst->cta_acquire = src->cta_acquire;
+        dst->exited = src->exited;
+    }
+    for (uint32_t i = 0; i < h->nblocks * MAX_BARRIERS; i++) {
+        const hb_barrier *src = &h->barriers[i];
+        hb_barrier *dst = &w->barriers[i];
+        vc_copy(w, &dst->acc, &src->acc);
+        memcpy(dst->waiters, src->waiters, src->nwait * sizeof *src->waiters);
+        dst->nwait = src->nwait;
+        dst->arrived = src->arrived;
+    }
+    memcpy(w->block_cta_release, h->block_cta_release, h->nblocks);
+    for (size_t slot = 0; slot < h->sync_map.cap; slot++) {
+        if (!h->sync_map.vals[slot]) continue;
+        const sync_obj *src = &h->syncs[h->sync_map.vals[slot] - 1];
+        sync_obj *dst = sync_for(w, &h->sync_map.keys[slot], true);
+        if (!dst) break;
+        for (uint32_t i = 0; i < src->n; i++)
+            sync_add(w, dst, src->e[i].block, src->e[i].scope, &src->e[i].vc);
+    }
+    if (w->oom) {
+        h->oom = true;
+        return;
+    }
+    h->wide_active = true;
+}
+
+/* Does the access `old` happen before thread `thread`'s next access once scopes are widened? */
+static bool widened_ordered(const gr_hb *h, const hb_acc *old, uint32_t thread) {
+    const gr_hb *w = h->wide;
+    return h->wide_active && vc_get(w, &w->threads[thread].vc, old->thread) >= old->clock;
 }
 
 /* ---- accesses ---- */
@@ -444,8 +526,15 @@ static void report(gr_hb *h, const hb_acc *old, const hb_acc *nw, const gr_acces
         else if (!nw->write) r.kind = GR_RACE_RAW;
         else r.kind = old->write ? GR_RACE_WAW : GR_RACE_WAR;
         if (bo != bn) {
-            if (h->threads[nw->thread].cta_acquire || h->block_cta_release[bo]) {
+            bool narrow_fence = h->threads[nw->thread].cta_acquire || h->block_cta_release[bo];
+            if (narrow_fence) {
                 r.cause = GR_CAUSE_SCOPE_FENCE;
+                r.flags |= GR_RACE_SCOPED;
+            } else if (widened_ordered(h, old, nw->thread)) {
+                /* Device-scope fences, yet the atomics they pair with (a lock word, a flag)
+                 * have block scope: a lock of block scope between threads of different
+                 * blocks. */
+                r.cause = GR_CAUSE_SCOPE_ATOMIC;
                 r.flags |= GR_RACE_SCOPED;
             } else {
                 r.cause = GR_CAUSE_NO_SYNC_BLOCKS;
@@ -507,15 +596,16 @@ bool gr_hb_access(gr_hb *h, const gr_access *a, gr_error *err) {
     uint32_t t = a->thread, block = t / h->tpb;
     hb_thread *th = &h->threads[t];
     bool atomic = a->kind == GR_ACCESS_ATOMIC;
+    if (atomic && a->scope == GR_SCOPE_CTA) start_widened(h);
     bool vol = !atomic && (a->flags & GR_ACCESS_VOLATILE);
     bool reads = a->kind == GR_ACCESS_READ || (atomic && a->op != GR_ATOM_ST && a->op != GR_ATOM_RED);
     bool writes = a->kind == GR_ACCESS_WRITE || (atomic && a->op != GR_ATOM_LD);
-    uint8_t scope = atomic ? (a->scope == GR_SCOPE_CTA ? 0 : 1) : 1; /* volatile: system */
+    uint8_t scope = atomic && a->scope == GR_SCOPE_CTA && !h->widened ? 0 : 1; /* volatile: system */
     hb_acc nw = {.thread = t, .clock = clock_of(h, t), .instr = a->instr, .write = writes,
                  .atomic = atomic, .scope = scope, .vol = vol};
     uint32_t sblock = a->space == GR_SPACE_SHARED ? block : 0;
     uint32_t seen[8], nseen = 0;
-    for (uint32_t i = 0; i < a->size; i++) {
+    for (uint32_t i = 0; i < a->size && !h->widened; i++) {
         loc_key k = {.addr = a->addr + i, .block = sblock, .space = a->space};
         hb_cell *c = cell_for(h, &k);
         if (!c) return oom_error(h, err);
@@ -557,6 +647,7 @@ bool gr_hb_access(gr_hb *h, const gr_access *a, gr_error *err) {
         }
         if (rel) tick(h, t);
     }
+    if (h->wide_active && !gr_hb_access(h->wide, a, err)) return false;
     return oom_error(h, err);
 }
 
@@ -599,7 +690,26 @@ static bool warp_event(gr_hb *h, const gr_event *ev, gr_error *err) {
     return oom_error(h, err);
 }
 
+/* Feeds a synchronization event (not an access: gr_hb_access forwards those itself) to the
+ * widened companion too. */
+static bool also_widened(gr_hb *h, bool ok, const gr_event *ev, gr_error *err) {
+    if (!ok || !h->wide_active) return ok;
+    if (ev->type == GR_EV_KERNEL_END) {
+        h->wide_active = false; /* the next launch starts it again from a copy */
+        return true;
+    }
+    return gr_hb_event(h->wide, ev, err);
+}
+
+static bool hb_event(gr_hb *h, const gr_event *ev, gr_error *err);
+
 bool gr_hb_event(gr_hb *h, const gr_event *ev, gr_error *err) {
+    if (ev->type == GR_EV_ACCESS) return gr_hb_access(h, &ev->u.access, err);
+    if (ev->type == GR_EV_FENCE && ev->u.fence.scope == GR_SCOPE_CTA) start_widened(h);
+    return also_widened(h, hb_event(h, ev, err), ev, err);
+}
+
+static bool hb_event(gr_hb *h, const gr_event *ev, gr_error *err) {
     switch ((gr_event_type)ev->type) {
     case GR_EV_ACCESS: return gr_hb_access(h, &ev->u.access, err);
     case GR_EV_BARRIER_ARRIVE: {
@@ -635,7 +745,7 @@ bool gr_hb_event(gr_hb *h, const gr_event *ev, gr_error *err) {
         return warp_event(h, ev, err);
     case GR_EV_FENCE:
         if (!check_thread(h, ev->u.fence.thread, err)) return false;
-        fence(h, ev->u.fence.thread, ev->u.fence.scope == GR_SCOPE_CTA ? 0 : 1);
+        fence(h, ev->u.fence.thread, ev->u.fence.scope == GR_SCOPE_CTA && !h->widened ? 0 : 1);
         return oom_error(h, err);
     case GR_EV_THREAD_EXIT:
         if (!check_thread(h, ev->u.exit.thread, err)) return false;
