@@ -304,8 +304,8 @@ static int run_worker(void *ctx, int job, int attempt, uint64_t seed, double sec
     }
     gr_error err = GR_ERROR_INIT;
     if (!search_session_runner(w->session, &err)) {
-        say(w->msg_fd, "fuzz: worker %d: ", job);
-        gr_error_print(&err, stderr);
+        /* stderr is the worker's log by now: the reason goes where the user looks */
+        say(w->msg_fd, "fuzz: worker %d: %s\n", job, err.message ? err.message : "cannot start");
         return 3;
     }
     w->seen = calloc(GR_FEEDBACK_DEFAULT_SIZE, 1);
@@ -452,7 +452,9 @@ int cmd_fuzz(int argc, char **argv) {
     return search_fail(&err);
 #endif
     search_session s;
-    search_session_options so = {spec, true, backend, detector, warp_model, 0, true};
+    /* Workers are forked: a GPU worker needs a parent that never initialized the driver. */
+    bool maybe_gpu = backend && strcmp(backend, "sim") != 0;
+    search_session_options so = {spec, true, backend, detector, warp_model, 0, true, maybe_gpu};
     int code = -1;
     char workdir[] = "/tmp/gpurace-fuzz-XXXXXX";
     bool have_workdir = false;

@@ -31,7 +31,7 @@ int search_fail(gr_error *err) {
 bool search_session_open(search_session *s, const cli_source_options *src,
                          const search_session_options *o, gr_error *err) {
     memset(s, 0, sizeof *s);
-    if (!cli_load(src, &s->loaded, err)) return false;
+    if (!cli_load_ex(src, o->isolate_compile, &s->loaded, err)) return false;
     s->loaded_ok = true;
     s->kernel = gr_kernel_select(&s->loaded.kernels, src->kernel, err);
     if (!s->kernel) return false;
@@ -237,7 +237,7 @@ int cmd_replay(int argc, char **argv) {
         if (files) files[nfiles++] = strdup(target);
     }
     search_session s;
-    search_session_options so = {spec, false, backend, NULL, NULL, 0, false};
+    search_session_options so = {spec, false, backend, NULL, NULL, 0, false, false};
     cli_oracle_kind oracle_kind = CLI_ORACLE_NONE;
     gr_seqcmp_options seqcmp;
     int code = -1;

@@ -7,8 +7,16 @@
 #include "jit/ptx/ptx_parse.h"
 
 bool cli_load(const cli_source_options *src, cli_loaded *out, gr_error *err) {
+    return cli_load_ex(src, false, out, err);
+}
+
+bool cli_load_ex(const cli_source_options *src, bool isolate_compile, cli_loaded *out,
+                 gr_error *err) {
     memset(out, 0, sizeof *out);
-    if (!gr_compile_file(src->file, &src->compile, &out->compiled, err)) return false;
+    bool compiled = isolate_compile
+                        ? gr_compile_file_isolated(src->file, &src->compile, &out->compiled, err)
+                        : gr_compile_file(src->file, &src->compile, &out->compiled, err);
+    if (!compiled) return false;
     bool is_ptx = strcmp(gr_path_extension(src->file), "ptx") == 0;
     if (!is_ptx && !(out->source = gr_read_file(src->file, NULL, err))) goto fail;
     /* Parse errors in PTX we generated name the source file, since the user has no PTX file. */

@@ -15,6 +15,10 @@ typedef struct cli_loaded {
 } cli_loaded;
 
 bool cli_load(const cli_source_options *src, cli_loaded *out, gr_error *err);
+/* The same; with `isolate_compile` the compiler runs in a child process, which keeps the CUDA
+ * driver (that NVRTC initializes) out of a process that forks GPU workers later. */
+bool cli_load_ex(const cli_source_options *src, bool isolate_compile, cli_loaded *out,
+                 gr_error *err);
 void cli_loaded_free(cli_loaded *l);
 
 #endif

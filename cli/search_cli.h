@@ -38,6 +38,7 @@ typedef struct search_session_options {
     const char *warp_model;  /* its|lockstep; NULL: its */
     uint64_t step_budget;    /* 0: GR_SEARCH_STEPS_PER_THREAD per launched thread */
     bool defer_runner;       /* no backend yet (fuzz opens one per worker process) */
+    bool isolate_compile;    /* compile in a child process (cli_load_ex): forked GPU workers */
 } search_session_options;
 
 bool search_session_open(search_session *s, const cli_source_options *src,

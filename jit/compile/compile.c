@@ -3,6 +3,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -779,5 +781,121 @@ bool gr_compile_file(const char *path, const gr_compile_options *opt, gr_compile
     if (!source) return false;
     bool ok = compile_text(source, path, path, opt, out, err);
     free(source);
+    return ok;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Compiling in a child process (gr_compile_file_isolated).
+ * ------------------------------------------------------------------------------------------ */
+
+/* Length-prefixed strings over the pipe; NULL travels as length UINT64_MAX. */
+static bool pipe_write_all(int fd, const void *p, size_t n) {
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        c += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+static bool pipe_read_all(int fd, void *p, size_t n) {
+    char *c = p;
+    while (n) {
+        ssize_t r = read(fd, c, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        c += r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+static bool pipe_write_str(int fd, const char *s, size_t len) {
+    uint64_t n = s ? (uint64_t)len : UINT64_MAX;
+    return pipe_write_all(fd, &n, sizeof n) && (!s || pipe_write_all(fd, s, len));
+}
+
+static bool pipe_read_str(int fd, char **out, size_t *len) {
+    uint64_t n;
+    *out = NULL;
+    if (!pipe_read_all(fd, &n, sizeof n)) return false;
+    if (n == UINT64_MAX) return true;
+    if (n > ((uint64_t)1 << 34)) return false;
+    char *s = malloc((size_t)n + 1);
+    if (!s) return false;
+    if (!pipe_read_all(fd, s, (size_t)n)) {
+        free(s);
+        return false;
+    }
+    s[n] = '\0';
+    *out = s;
+    if (len) *len = (size_t)n;
+    return true;
+}
+
+bool gr_compile_file_isolated(const char *path, const gr_compile_options *opt,
+                              gr_compile_result *out, gr_error *err) {
+    memset(out, 0, sizeof *out);
+    int fds[2];
+    if (pipe(fds) != 0)
+        return gr_fail(err, GR_ERR_IO, "cannot create a pipe to the compiler process: %s",
+                       strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return gr_fail(err, GR_ERR_IO, "cannot start the compiler process: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        gr_compile_result r;
+        gr_error e = GR_ERROR_INIT;
+        int32_t ok = gr_compile_file(path, opt, &r, &e) ? 1 : 0;
+        int32_t head[4] = {ok, (int32_t)e.status, e.line, e.column};
+        int32_t used = ok ? (int32_t)r.used : 0;
+        bool sent = pipe_write_all(fds[1], head, sizeof head) &&
+                    pipe_write_all(fds[1], &used, sizeof used) &&
+                    pipe_write_str(fds[1], e.file, strlen(e.file)) &&
+                    pipe_write_str(fds[1], e.message, e.message ? strlen(e.message) : 0) &&
+                    pipe_write_str(fds[1], e.detail, e.detail ? strlen(e.detail) : 0) &&
+                    pipe_write_str(fds[1], ok ? r.ptx : NULL, ok ? r.ptx_len : 0) &&
+                    pipe_write_str(fds[1], ok ? r.log : NULL, ok && r.log ? strlen(r.log) : 0) &&
+                    pipe_write_str(fds[1], ok ? r.command : NULL,
+                                   ok && r.command ? strlen(r.command) : 0);
+        _exit(sent ? 0 : 1);
+    }
+    close(fds[1]);
+    int32_t head[4] = {0}, used = 0;
+    char *file = NULL, *message = NULL, *detail = NULL;
+    bool got = pipe_read_all(fds[0], head, sizeof head) && pipe_read_all(fds[0], &used, sizeof used) &&
+               pipe_read_str(fds[0], &file, NULL) && pipe_read_str(fds[0], &message, NULL) &&
+               pipe_read_str(fds[0], &detail, NULL) &&
+               pipe_read_str(fds[0], &out->ptx, &out->ptx_len) &&
+               pipe_read_str(fds[0], &out->log, NULL) && pipe_read_str(fds[0], &out->command, NULL);
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    bool ok = false;
+    if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        gr_fail(err, GR_ERR_INTERNAL, "the compiler process for %s ended without a result", path);
+    } else if (!head[0]) {
+        if (file && file[0]) gr_fail_at(err, (gr_status)head[1], file, head[2], head[3], "%s", message ? message : "compilation failed");
+        else gr_fail(err, (gr_status)head[1], "%s", message ? message : "compilation failed");
+        if (detail) gr_error_set_detail(err, detail);
+    } else if (!out->ptx) {
+        gr_fail(err, GR_ERR_INTERNAL, "the compiler process for %s sent no PTX", path);
+    } else {
+        out->used = (gr_compiler)used;
+        ok = true;
+    }
+    free(file);
+    free(message);
+    free(detail);
+    if (!ok) gr_compile_result_free(out);
     return ok;
 }

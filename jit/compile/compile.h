@@ -39,6 +39,12 @@ typedef struct gr_compile_result {
  * "compilation of FILE failed" and the full compiler log as the error's detail. */
 bool gr_compile_file(const char *path, const gr_compile_options *opt, gr_compile_result *out,
                      gr_error *err);
+/* gr_compile_file in a child process, with the result sent back through a pipe. NVRTC loads
+ * and initializes the CUDA driver when one is installed, and a process that initialized it
+ * cannot use the GPU in the children it forks: callers that fork GPU workers later (fuzz)
+ * compile this way so the driver stays untouched in the parent. */
+bool gr_compile_file_isolated(const char *path, const gr_compile_options *opt,
+                              gr_compile_result *out, gr_error *err);
 /* Compiles text held in memory; `name` stands for its file name in .file entries and logs,
  * and its directory is searched for quoted includes. */
 bool gr_compile_source(const char *source, const char *name, const gr_compile_options *opt,
