@@ -562,6 +562,7 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
             p.nblocks = (uint32_t)nblocks;
             p.shared_words = shared_words;
             p.user_dyn_shared = user_dyn;
+            p.user_dyn_bytes = l->dynamic_shared;
             p.detect = detect;
             p.lockstep = l->warp_model == GR_WARP_LOCKSTEP;
             /* The simulator's budget counts thread-instructions; here each thread may take

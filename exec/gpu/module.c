@@ -232,6 +232,26 @@ static void emit_access_hook(gr_strbuf *out, const char *line, size_t len, const
     if (len && line[len - 1] != '\n') gr_strbuf_putc(out, '\n');
 }
 
+/* "mov.u32 DST, %dynamic_smem_size;" (optionally guarded) becomes a load of the user's
+ * dynamic shared size from the launch parameters. False for any other shape. */
+static bool emit_user_dynamic_size(gr_strbuf *out, const char *s, size_t len) {
+    char guard[64] = "", dst[64];
+    const char *p = s, *end = s + len;
+    if (p < end && *p == '@') {
+        size_t g = 0;
+        while (p < end && *p != ' ' && *p != '\t' && g + 1 < sizeof guard) guard[g++] = *p++;
+        guard[g] = '\0';
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+    }
+    int used = 0;
+    if (sscanf(p, "mov.u32 %63[^, \t] , %%dynamic_smem_size ;%n", dst, &used) != 1 &&
+        sscanf(p, "mov.b32 %63[^, \t] , %%dynamic_smem_size ;%n", dst, &used) != 1)
+        return false;
+    gr_strbuf_appendf(out, "\t%s%sld.const.u32 %s, [" GR_RT_PARAMS_NAME "+%u];\n", guard,
+                      guard[0] ? " " : "", dst, (unsigned)offsetof(gr_rt_params, user_dyn_bytes));
+    return true;
+}
+
 static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *out,
                         gr_gpu_prep_stats *st, gr_error *err) {
     const char *end = text + strlen(text);
@@ -273,6 +293,9 @@ static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *ou
                               GR_RT_COV_MAX);
             gr_strbuf_append(out, ".extern .const .align 4 .u32 " GR_RT_RO_PARAMS_NAME ";\n");
             if (o->inline_checks) gr_gpu_inline_declare(out);
+            else
+                gr_strbuf_appendf(out, ".extern .const .align 8 .b8 " GR_RT_PARAMS_NAME "[%u];\n",
+                                  (unsigned)sizeof(gr_rt_params));
             continue;
         }
         if (!in_body && depth == 0) {
@@ -315,6 +338,11 @@ static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *ou
             if (slen == 1 && s[0] == '}') {
                 if (--depth == 0) in_body = false;
             }
+            /* The shadow rides at the end of the dynamic shared memory, so the register would
+             * count it too: the kernel gets the size its launch asked for instead. */
+            if (o->instrument && line_contains(s, slen, "%dynamic_smem_size") &&
+                emit_user_dynamic_size(out, s, slen))
+                continue;
             if (starts_with(s, ".loc")) {
                 int f = 0, l = 0;
                 if (sscanf(s + 4, "%d %d", &f, &l) == 2) {

@@ -101,7 +101,9 @@ typedef struct gr_rt_params {
     gr_rt_u32 user_dyn_shared;  /* the kernel's own dynamic shared bytes, rounded up to 16 */
     gr_rt_u32 detect;           /* 0: hooks return at once */
     gr_rt_u32 lockstep;         /* warp model */
-    gr_rt_u32 pad;
+    /* The launch's dynamic shared bytes as the user asked (the kernel reads this instead of
+     * %dynamic_smem_size, which includes the shadow appended to it). */
+    gr_rt_u32 user_dyn_bytes;
 } gr_rt_params;
 
 #endif
