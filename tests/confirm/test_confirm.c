@@ -1,9 +1,9 @@
 /* test_confirm.c — FSM launches confirmed by happens-before on the simulator.
  *
- * The FSM alone stays silent where its summary cannot decide (atomic vs plain store below);
- * the default mode runs the launch again under HB from the same memory and schedule, so the
- * race is found, the memory ends as after one run, and launches the FSM decides completely
- * are not re-run. Kernels come from the labeled suite (tests/kernels). */
+ * The FSM alone stays silent where its summary cannot decide (below: a plain read of a counter
+ * that other threads add to atomically); the default mode runs the launch again under HB from
+ * the same memory and schedule, so the race is found, the memory ends as after one run, and
+ * launches the FSM decides completely are not re-run. Kernels come from the labeled suite (tests/kernels). */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -18,22 +18,26 @@ static int races(const gr_launch_result *r) {
     return n;
 }
 
-/* One launch of atomic_vs_plain_store_race (64 threads on one int) with a fresh counter. */
+/* One launch of atomic_shared_then_plain_race (64 threads; thread 0 reads a shared counter
+ * the others add to atomically, without the second barrier) on fresh buffers; returns out[0]. */
 static int32_t run_counter(simt *t, gr_detector_kind kind, gr_confirm_mode confirm, bool detect) {
-    int32_t zero = 0, out = -1;
-    uint64_t counter = simt_buf(t, &zero, sizeof zero);
-    simt_arg_ptr(t, counter);
+    int32_t in[64], out = -1;
+    for (int i = 0; i < 64; i++) in[i] = i;
+    uint64_t din = simt_buf(t, in, sizeof in), dout = simt_buf(t, &out, sizeof out);
+    simt_arg_ptr(t, din);
+    simt_arg_ptr(t, dout);
     t->launch.detect = detect;
     t->launch.detector = kind;
     t->launch.confirm = confirm;
-    cr_assert_eq(simt_run(t, "atomic_vs_plain_store_race", D3(1, 1, 1), D3(64, 1, 1), 0), GR_EXEC_OK);
-    simt_read(t, counter, &out, sizeof out);
+    cr_assert_eq(simt_run(t, "atomic_shared_then_plain_race", D3(1, 1, 1), D3(64, 1, 1), 0),
+                 GR_EXEC_OK);
+    simt_read(t, dout, &out, sizeof out);
     return out;
 }
 
 Test(confirm, undecided_fsm_is_confirmed_by_hb) {
     simt t;
-    simt_open(&t, SUITE "sync/atomic_vs_plain_store_race.cu", false);
+    simt_open(&t, SUITE "sync/atomic_shared_then_plain_race.cu", false);
     int32_t plain = run_counter(&t, GR_DETECTOR_FSM, GR_CONFIRM_OFF, false);
 
     int32_t fsm_only = run_counter(&t, GR_DETECTOR_FSM, GR_CONFIRM_OFF, true);
