@@ -3,7 +3,8 @@
  * The FSM alone stays silent where its summary cannot decide (below: a plain read of a counter
  * that other threads add to atomically); the default mode runs the launch again under HB from
  * the same memory and schedule, so the race is found, the memory ends as after one run, and
- * launches the FSM decides completely are not re-run. Kernels come from the labeled suite (tests/kernels). */
+ * launches the FSM decides completely are not re-run. Kernels come from the labeled suite
+ * (tests/kernels). */
 #include <criterion/criterion.h>
 #include <string.h>
 
