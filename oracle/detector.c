@@ -83,15 +83,9 @@ bool gr_detector_feed_lanes(gr_detector *d, const gr_event *ev, uint32_t lane_ma
     }
     gr_event e = *ev;
     for (uint32_t m = lane_mask; m; m &= m - 1) {
-        uint32_t thread = first_thread + (uint32_t)__builtin_ctz(m);
-        switch ((gr_event_type)e.type) {
-        case GR_EV_BARRIER_ARRIVE: e.u.arrive.thread = thread; break;
-        case GR_EV_FENCE: e.u.fence.thread = thread; break;
-        case GR_EV_THREAD_EXIT: e.u.exit.thread = thread; break;
-        default:
+        if (!gr_event_set_thread(&e, first_thread + (uint32_t)__builtin_ctz(m)))
             return gr_fail(err, GR_ERR_INTERNAL, "event type %u is not a per-thread event",
                            e.type);
-        }
         d->stats.events++;
         if (!finish(d, gr_hb_event(d->hb, &e, err), err)) return false;
     }

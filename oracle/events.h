@@ -139,4 +139,15 @@ typedef struct gr_event {
     } u;
 } gr_event;
 
+/* Points a per-thread event (barrier arrival, fence, thread exit) at `thread`; false for any
+ * other event type. Lets a lane group's event be replayed lane by lane. */
+static inline bool gr_event_set_thread(gr_event *e, uint32_t thread) {
+    switch ((gr_event_type)e->type) {
+    case GR_EV_BARRIER_ARRIVE: e->u.arrive.thread = thread; return true;
+    case GR_EV_FENCE: e->u.fence.thread = thread; return true;
+    case GR_EV_THREAD_EXIT: e->u.exit.thread = thread; return true;
+    default: return false;
+    }
+}
+
 #endif

@@ -652,15 +652,9 @@ bool gr_fsm_event_lanes(gr_fsm *f, const gr_event *ev, uint32_t lane_mask,
     }
     gr_event e = *ev;
     for (uint32_t m = lane_mask; m; m &= m - 1) {
-        uint32_t thread = first_thread + (uint32_t)__builtin_ctz(m);
-        switch ((gr_event_type)e.type) {
-        case GR_EV_BARRIER_ARRIVE: e.u.arrive.thread = thread; break;
-        case GR_EV_FENCE: e.u.fence.thread = thread; break;
-        case GR_EV_THREAD_EXIT: e.u.exit.thread = thread; break;
-        default:
+        if (!gr_event_set_thread(&e, first_thread + (uint32_t)__builtin_ctz(m)))
             return gr_fail(err, GR_ERR_INTERNAL, "event type %u is not a per-thread event",
                            e.type);
-        }
         if (!gr_fsm_event(f, &e, err)) return false;
     }
     return true;
