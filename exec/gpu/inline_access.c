@@ -56,8 +56,6 @@ bool gr_gpu_inline_supported(void) {
 }
 
 void gr_gpu_inline_declare(gr_strbuf *out) {
-    gr_strbuf_appendf(out, ".extern .const .align 8 .b8 " GR_RT_PARAMS_NAME "[%u];\n",
-                      (unsigned)sizeof(gr_rt_params));
     /* Any extern shared array starts at the dynamic shared memory; the runtime's has this name. */
     gr_strbuf_append(out, ".extern .shared .align 16 .b8 __gr_dyn_shared[];\n");
 }

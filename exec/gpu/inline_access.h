@@ -30,7 +30,8 @@
  * PTX assumes (then the backend keeps the hook calls). */
 bool gr_gpu_inline_supported(void);
 
-/* Module-scope declarations the inline code refers to (after .address_size). */
+/* Module-scope declarations the inline code needs besides the launch parameters, which
+ * module.c declares for every instrumented module (after .address_size). */
 void gr_gpu_inline_declare(gr_strbuf *out);
 
 /* Register declarations, right after a function body's opening brace. */

@@ -292,10 +292,10 @@ static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *ou
             gr_strbuf_appendf(out, ".extern .global .align 1 .b8 " GR_RT_COV_NAME "[%u];\n",
                               GR_RT_COV_MAX);
             gr_strbuf_append(out, ".extern .const .align 4 .u32 " GR_RT_RO_PARAMS_NAME ";\n");
+            /* the launch parameters: the inline checks and the dynamic shared size read them */
+            gr_strbuf_appendf(out, ".extern .const .align 8 .b8 " GR_RT_PARAMS_NAME "[%u];\n",
+                              (unsigned)sizeof(gr_rt_params));
             if (o->inline_checks) gr_gpu_inline_declare(out);
-            else
-                gr_strbuf_appendf(out, ".extern .const .align 8 .b8 " GR_RT_PARAMS_NAME "[%u];\n",
-                                  (unsigned)sizeof(gr_rt_params));
             continue;
         }
         if (!in_body && depth == 0) {
