@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "exec/sim/sim_internal.h"
+#include "jit/ptx/ptx_srcmap.h"
 
 /* ---- growable arrays ------------------------------------------------------------------------- */
 
@@ -1379,36 +1380,14 @@ bool sim_program_build(const ptx_module *m, sim_program *p, sim_alloc_fn alloc, 
     for (int32_t f = 0; ok && f < m->nfunctions; f++)
         if (!m->functions[f].has_body) decode_builtin(&p->funcs[f], &m->functions[f]);
     for (int32_t f = 0; ok && f < m->nfunctions; f++) ok = decode_function(&d, f);
-    /* user code: functions with lines in the file most kernel instructions come from (accesses
-     * inside header functions, e.g. -G builds' atomicAdd wrappers, are reported at the user's
-     * call site) */
+    /* user code: accesses inside header functions (e.g. -G builds' atomicAdd wrappers) are
+     * reported at the user's call site */
     if (ok) {
-        int32_t best_file = -1, best_count = 0;
-        for (int32_t f = 0; f < m->nfiles; f++) {
-            int32_t count = 0;
-            for (int32_t fi = 0; fi < m->nfunctions; fi++) {
-                const ptx_function *fn = &m->functions[fi];
-                if (!fn->is_entry) continue;
-                for (int32_t k = 0; k < fn->nstmts; k++)
-                    if (fn->stmts[k].kind == PTX_STMT_INSN && fn->stmts[k].insn->loc >= 0 &&
-                        m->locs[fn->stmts[k].insn->loc].file == m->files[f].index)
-                        count++;
-            }
-            if (count > best_count) {
-                best_count = count;
-                best_file = m->files[f].index;
-            }
-        }
-        for (int32_t fi = 0; fi < m->nfunctions; fi++) {
-            const ptx_function *fn = &m->functions[fi];
-            bool mine = false;
-            for (int32_t k = 0; k < fn->nstmts; k++)
-                if (fn->stmts[k].kind == PTX_STMT_INSN && fn->stmts[k].insn->loc >= 0 &&
-                    m->locs[fn->stmts[k].insn->loc].file == best_file)
-                    mine = true;
-            /* functions without lines (toolkit builtins such as __iAtomicAdd) are not user code */
-            p->funcs[fi].user_code = mine || best_file < 0;
-        }
+        bool *user = calloc((size_t)m->nfunctions + 1, sizeof *user);
+        if (!user) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        else ptx_mark_user_functions(m, user);
+        for (int32_t fi = 0; ok && fi < m->nfunctions; fi++) p->funcs[fi].user_code = user[fi];
+        free(user);
     }
     /* basic blocks */
     if (ok) {

@@ -88,7 +88,9 @@
  *   bits 15..17  scope         GR_HOOK_SCOPE_*
  *   bits 18..19  space         GR_HOOK_SPACE_*
  *   bits 20..24  op            GR_HOOK_OP_* (atomics)
- *   bits 25..31  zero
+ *   bits 25..29  zero
+ *   bit   30     IN_LIBRARY    (GR_HOOK_IN_LIBRARY, both info words) see below
+ *   bit   31     zero
  *
  * `addr` is the address in the instruction's state space, zero-extended to 64 bits: a generic
  * address for generic accesses, a global address for .global, the offset in the block's shared
@@ -133,6 +135,7 @@
  *   bit   12     PROXY         fence.proxy.* / membar.proxy.*
  *   bit   13     IMPLICIT_MASK a collective without .sync (legacy): arg0 is 0xffffffff
  *   bits 16..20  op            GR_HOOK_OP_* (bar.red/redux operation, shfl/vote/match mode)
+ *   bit   30     IN_LIBRARY    GR_HOOK_IN_LIBRARY
  *
  * arg0/arg1 per event:
  *   BARRIER, BARRIER_ARRIVE, BARRIER_RED   arg0 = barrier id, arg1 = thread count (HAS_COUNT)
@@ -140,7 +143,8 @@
  *   ASYNC_WAIT                             arg0 = groups that may stay pending (wait_all: 0)
  *   FENCE, EXIT, ASYNC_COMMIT              0, 0
  * Register operands are passed as their run-time values. EXIT is a thread leaving the kernel
- * (`exit`, or `ret` of an .entry). */
+ * (`exit`, or `ret` of an .entry). CALL (id = the call instruction) comes before a call from a
+ * function of the user's file to a function outside it (ptx_mark_user_functions). */
 #define GR_HOOK_EV_BARRIER 1u
 #define GR_HOOK_EV_BARRIER_ARRIVE 2u
 #define GR_HOOK_EV_BARRIER_RED 3u
@@ -153,6 +157,12 @@
 #define GR_HOOK_EV_EXIT 10u
 #define GR_HOOK_EV_ASYNC_COMMIT 11u
 #define GR_HOOK_EV_ASYNC_WAIT 12u
+#define GR_HOOK_EV_CALL 13u
+
+/* In both info words: the instruction is in a function outside the user's file (a CUDA header,
+ * a toolkit builtin). Its finding belongs at the user's call that led there: the latest CALL
+ * event of the thread, when there was one. */
+#define GR_HOOK_IN_LIBRARY (1u << 30)
 
 #define GR_HOOK_SYNC_SCOPE_SHIFT 4
 #define GR_HOOK_SYNC_SEM_SHIFT 7

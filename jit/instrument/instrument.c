@@ -4,6 +4,7 @@
  * cannot describe (so a failing module is left untouched), the second rebuilds each function's
  * statement list with the hook sequences in front of the instructions they describe. */
 #include "jit/instrument/instrument.h"
+#include "jit/ptx/ptx_srcmap.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -626,8 +627,24 @@ static void count(gr_instrument_stats *s, const hook_plan *plan) {
     }
 }
 
-static bool instrument_function(ptx_module *m, ptx_function *f, const gr_instrument_options *o,
-                                gr_instrument_stats *stats, gr_error *err) {
+/* The module's function a call instruction calls, or -1 (an indirect call, an unknown name). */
+static int32_t callee_index(const ptx_module *m, const ptx_insn *call) {
+    for (uint32_t k = 0; k < call->noperands; k++) {
+        if (call->operands[k].kind != PTX_OPND_SYMBOL) continue;
+        for (int32_t fi = 0; fi < m->nfunctions; fi++)
+            if (m->functions[fi].name && strcmp(m->functions[fi].name, call->operands[k].u.symbol) == 0)
+                return fi;
+        return -1;
+    }
+    return -1;
+}
+
+/* `user` (ptx_mark_user_functions): hooks in functions outside the user's file carry
+ * GR_HOOK_IN_LIBRARY, and calls from the user's functions into them get a CALL event first, so
+ * that findings there are reported at the user's call. */
+static bool instrument_function(ptx_module *m, ptx_function *f, const bool *user, bool in_user,
+                                const gr_instrument_options *o, gr_instrument_stats *stats,
+                                gr_error *err) {
     emitter e = {.m = m, .f = f, .reg_addr = -1, .reg_addr32 = -1, .reg_info = -1, .err = err};
     bool ok = true;
     for (int32_t i = 0; i < f->nstmts && ok; i++) {
@@ -638,7 +655,20 @@ static bool instrument_function(ptx_module *m, ptx_function *f, const gr_instrum
             if (ok && plan.kind != HOOK_NONE) {
                 count(stats, &plan);
                 e.orig = s.insn;
+                if (!in_user) {
+                    plan.info |= GR_HOOK_IN_LIBRARY;
+                    plan.info2 |= GR_HOOK_IN_LIBRARY;
+                }
                 ok = emit_hooks(&e, &plan);
+            }
+            int32_t callee = s.insn->op == PTX_OP_CALL && in_user && o->sync ? callee_index(m, s.insn) : -1;
+            if (ok && callee >= 0 && !user[callee]) {
+                hook_plan call = {.kind = HOOK_SYNC,
+                                  .info = GR_HOOK_SYNC_INFO(GR_HOOK_EV_CALL, 0u, 0u, 0u, 0u)};
+                e.orig = s.insn;
+                stats->library_calls++;
+                ok = sync_arg(f, NULL, &call.arg0) && sync_arg(f, NULL, &call.arg1) &&
+                     emit_hooks(&e, &call);
             }
         }
         ok = ok && push_stmt(&e, s);
@@ -746,11 +776,16 @@ bool gr_instrument_module(ptx_module *m, const gr_instrument_options *o,
     }
 
     /* pass 2: rewrite */
-    for (int32_t fi = 0; fi < m->nfunctions; fi++) {
+    bool *user = calloc((size_t)m->nfunctions + 1, sizeof *user);
+    if (!user) return gr_fail(err, GR_ERR_NOMEM, "out of memory while instrumenting");
+    ptx_mark_user_functions(m, user);
+    bool ok = true;
+    for (int32_t fi = 0; ok && fi < m->nfunctions; fi++) {
         ptx_function *f = &m->functions[fi];
-        if (f->has_body && !instrument_function(m, f, o, stats, err)) return false;
+        if (f->has_body) ok = instrument_function(m, f, user, user[fi], o, stats, err);
     }
-    return add_hook_decls(m, err);
+    free(user);
+    return ok && add_hook_decls(m, err);
 }
 
 const char *gr_instrument_stub_hooks_ptx(void) {

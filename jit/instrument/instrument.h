@@ -35,6 +35,7 @@ typedef struct gr_instrument_stats {
     uint32_t exits;       /* exit, ret of an .entry */
     uint32_t skipped_local_param_const; /* accesses left alone because no other thread sees them */
     uint32_t async_groups; /* cp.async.commit_group / wait_group / wait_all */
+    uint32_t library_calls; /* calls from the user's functions into header functions (CALL) */
 } gr_instrument_stats;
 
 typedef struct gr_instrument_options {

@@ -271,3 +271,31 @@ int ptx_srcmap_user_frame(const ptx_srcloc *frames, int n, const char *user_file
         if (frames[i].file && frames[i].line > 0 && ptx_srcmap_same_file(frames[i].file, user_file)) return i;
     return 0;
 }
+
+void ptx_mark_user_functions(const ptx_module *m, bool *user) {
+    int32_t best_file = -1, best_count = 0;
+    for (int32_t f = 0; f < m->nfiles; f++) {
+        int32_t count = 0;
+        for (int32_t fi = 0; fi < m->nfunctions; fi++) {
+            const ptx_function *fn = &m->functions[fi];
+            if (!fn->is_entry) continue;
+            for (int32_t k = 0; k < fn->nstmts; k++)
+                if (fn->stmts[k].kind == PTX_STMT_INSN && fn->stmts[k].insn->loc >= 0 &&
+                    m->locs[fn->stmts[k].insn->loc].file == m->files[f].index)
+                    count++;
+        }
+        if (count > best_count) {
+            best_count = count;
+            best_file = m->files[f].index;
+        }
+    }
+    for (int32_t fi = 0; fi < m->nfunctions; fi++) {
+        const ptx_function *fn = &m->functions[fi];
+        bool mine = false;
+        for (int32_t k = 0; k < fn->nstmts && !mine; k++)
+            if (fn->stmts[k].kind == PTX_STMT_INSN && fn->stmts[k].insn->loc >= 0 &&
+                m->locs[fn->stmts[k].insn->loc].file == best_file)
+                mine = true;
+        user[fi] = mine || best_file < 0;
+    }
+}

@@ -38,6 +38,13 @@ int ptx_srcmap_inline_chain(const ptx_srcmap *sm, uint32_t insn_id, ptx_srcloc *
 int ptx_srcmap_user_frame(const ptx_srcloc *frames, int n, const char *user_file);
 /* Whether two paths name the same source file, by the rules above. */
 bool ptx_srcmap_same_file(const char *a, const char *b);
+/* Marks which functions are the user's code: user[f] for each of m->nfunctions. The user's
+ * file is the one most kernel (.entry) instructions have their lines in; a function is user
+ * code when some instruction of it has a line there. Functions without lines (toolkit
+ * builtins such as __iAtomicAdd in -G builds) and header functions are not, so accesses in
+ * them can be reported at the user's call. Every function is user code when no kernel
+ * instruction has a line. */
+void ptx_mark_user_functions(const ptx_module *m, bool *user);
 /* The text of line `line` (1-based) of `file`, without the newline; NULL when unreadable.
  * Valid until ptx_srcmap_free. */
 const char *ptx_srcmap_line_text(ptx_srcmap *sm, const char *file, int line);

@@ -596,3 +596,54 @@ Test(instrument, source_map_still_resolves_ids_after_instrumentation) {
     ptx_srcmap_free(sm);
     ptx_module_free(m);
 }
+
+/* A -G build calls header functions (atomicAdd wrappers, cuda::atomic_ref): their hooks carry
+ * IN_LIBRARY and the user's call gets a CALL event with its own id first, so that a finding in
+ * the header is reported at the user's line (as the simulator does with its call stack). */
+Test(instrument, header_functions_report_at_the_users_call) {
+    ptx_module *m = parse_or_die(HEADER
+        ".file 1 \"kernel.cu\"\n"
+        ".file 2 \"sm_atomic_functions.hpp\"\n"
+        ".func (.param .b32 ret) wrapper(.param .b64 a)\n{\n"
+        "\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n"
+        "\t.loc 2 104 3\n"
+        "\tld.param.u64 %rd1, [a];\n"
+        "\tatom.global.cta.add.u32 %r1, [%rd1], 1;\n"
+        "\tst.param.b32 [ret], %r1;\n"
+        "\tret;\n}\n"
+        ".visible .entry k(.param .u64 p)\n{\n"
+        "\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n"
+        "\t.loc 1 3 5\n"
+        "\tld.param.u64 %rd1, [p];\n"
+        "\tst.global.u32 [%rd1], %r1;\n"
+        "\t.loc 1 4 5\n"
+        "\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %rd1;\n"
+        "\t.param .b32 retval0;\n"
+        "\tcall.uni (retval0), wrapper, (param0);\n"
+        "\tld.param.b32 %r2, [retval0];\n\t}\n"
+        "\t.loc 1 5 1\n"
+        "\tret;\n}\n");
+    ptx_function *k = function_named(m, "k"), *w = function_named(m, "wrapper");
+    uint32_t call_id = k->stmts[find_insn(k, PTX_OP_CALL, 0)].insn->id;
+    uint32_t atom_id = w->stmts[find_insn(w, PTX_OP_ATOM, 0)].insn->id;
+    gr_instrument_stats st = instrument_or_die(m);
+    cr_assert_eq(st.library_calls, 1u);
+
+    /* the user's call: a CALL event naming the call instruction, right before it */
+    int32_t at = -1;
+    for (int32_t i = 0; i < k->nstmts && at < 0; i++)
+        if (k->stmts[i].kind == PTX_STMT_INSN && k->stmts[i].insn->id == call_id) at = i;
+    cr_assert_geq(at, 0, "the user's call is still there");
+    const ptx_insn *hook = hook_before(k, at, GR_HOOK_SYNC_NAME);
+    cr_assert_eq(GR_HOOK_SYNC_EVENT(imm_arg(hook, 0)), GR_HOOK_EV_CALL);
+    cr_assert_eq(imm_arg(hook, 1), call_id);
+
+    /* the user's own store: no flag; the header's atomic: flagged, its own id kept */
+    const ptx_insn *st_hook = hook_before(k, find_insn(k, PTX_OP_ST, 0), GR_HOOK_ACCESS_NAME);
+    cr_assert_eq(imm_arg(st_hook, 1) & GR_HOOK_IN_LIBRARY, 0u);
+    const ptx_insn *atom_hook = hook_before(w, find_insn(w, PTX_OP_ATOM, 0), GR_HOOK_ACCESS_NAME);
+    cr_assert_neq(imm_arg(atom_hook, 1) & GR_HOOK_IN_LIBRARY, 0u);
+    cr_assert(imm_arg(atom_hook, 1) & GR_HOOK_ACCESS_ATOMIC);
+    cr_assert_eq(imm_arg(atom_hook, 2), atom_id);
+    ptx_module_free(m);
+}
