@@ -31,6 +31,8 @@ typedef struct gr_gpu_options {
     bool step_budget;      /* backward-branch budget: a spinning kernel traps (`hang`) */
     bool skip_nc_loads;    /* leave ld.global.nc (read-only data) unchecked */
     bool skip_readonly_loads; /* skip loads of parameter buffers no thread writes (readonly.h) */
+    bool bounds_checks;    /* the loads of the two above keep a bounds-only check (out-of-bounds
+                            * reads are reported); false skips them outright */
     bool inline_checks;    /* the hook's common path inline at plain accesses (inline_access.h);
                             * default on, off with GPURACE_GPU_INLINE=0 in the environment */
     const char *cache_dir; /* NULL: $XDG_CACHE_HOME/gpurace or ~/.cache/gpurace; "": no cache */
@@ -70,6 +72,7 @@ typedef struct gr_gpu_prep_stats {
     uint32_t coverage_blocks;    /* coverage bytes used */
     uint32_t nc_loads_skipped;   /* hooks removed before ld.global.nc */
     uint32_t readonly_loads_skipped; /* read hooks guarded: parameter buffers never written */
+    uint32_t bounds_checks;      /* of the two above, loads given a bounds-only check */
     uint32_t accesses;           /* access hooks left (read-only ones included) */
     uint32_t inline_sites;       /* of those, checked inline (the hook only on the slow path) */
     uint32_t ro_kernels;         /* entries of ro[] used */
@@ -103,6 +106,14 @@ typedef struct gr_gpu_launch_stats {
     uint64_t race_occurrences; /* before deduplication */
     uint64_t undecided;        /* accesses the FSM could not decide */
 } gr_gpu_launch_stats;
+
+/* ---- barrier divergence (device/rt_abi.h) ------------------------------------------------- */
+
+struct gr_rt_counters;
+/* The barrier-divergence finding of a completed launch, from the counters the device runtime
+ * left (the first block whose threads passed different full barriers): false when none. */
+bool gr_gpu_divergence_finding(const struct gr_rt_counters *c, gr_dim3 grid, gr_dim3 block,
+                               gr_finding *f);
 
 /* False when `b` is not a GPU backend or nothing was launched yet. */
 bool gr_gpu_last_stats(const gr_backend *b, gr_gpu_launch_stats *out);

@@ -13,7 +13,8 @@
 #include "oracle/race.h"
 
 #define ALLOC_ALIGN 256u   /* launch buffers start 256-byte aligned ... */
-#define REDZONE 256u       /* ... and are followed by a poisoned red zone at least this long */
+#define REDZONE 256u       /* ... and are followed by a poisoned red zone at least this long;
+                            * the first one is preceded by one too (buf[-1] is out of bounds) */
 #define RECORD_CAP 1024u   /* distinct race signatures kept per launch */
 #define DEDUP_CAP 4096u    /* signature slots (power of two) */
 #define SHARED_ADDR_BASE 0x10000000000ull /* shared offsets reported like the simulator's */
@@ -43,7 +44,7 @@ typedef struct gpu_backend {
 
     const ptx_module *m;
     CUmodule mod;
-    CUdeviceptr rt_params, rt_budget, rt_cov, rt_ro;
+    CUdeviceptr rt_params, rt_budget, rt_cov, rt_ro, rt_ro_bounds;
     gr_gpu_prep_stats prep; /* of the loaded module: read-only parameter candidates */
     uint32_t ncov;
     CUdeviceptr globals_lo, globals_hi;
@@ -54,7 +55,7 @@ typedef struct gpu_backend {
     gpu_alloc *allocs;
     size_t nallocs, allocs_cap;
 
-    gpu_table threads, blocks, warps, records, dedup, counters;
+    gpu_table threads, blocks, warps, records, dedup, counters, bar_last, bar_fold, user_call;
     gr_rt_hang *hang_host;
     CUdeviceptr hang_dev;
     CUevent ev_start, ev_end;
@@ -220,7 +221,7 @@ static bool gpu_load(gr_backend *b, const ptx_module *m, gr_error *err) {
     g->m = m;
     g->prep = st;
     g->ncov = st.coverage_blocks < GR_RT_COV_MAX ? st.coverage_blocks : GR_RT_COV_MAX;
-    g->rt_params = g->rt_budget = g->rt_cov = g->rt_ro = 0;
+    g->rt_params = g->rt_budget = g->rt_cov = g->rt_ro = g->rt_ro_bounds = 0;
     if (g->opt.instrument) {
         size_t sz;
         CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_params, &sz, g->mod, GR_RT_PARAMS_NAME),
@@ -231,6 +232,8 @@ static bool gpu_load(gr_backend *b, const ptx_module *m, gr_error *err) {
                "finding the coverage bytes", err);
         CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_ro, &sz, g->mod, GR_RT_RO_PARAMS_NAME),
                "finding the read-only parameter mask", err);
+        CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_ro_bounds, &sz, g->mod, GR_RT_RO_BOUNDS_NAME),
+               "finding the parameter bounds", err);
     }
     /* The user's .global variables: one shadowed range around all of them. */
     g->globals_lo = g->globals_hi = 0;
@@ -293,7 +296,8 @@ static bool gpu_alloc_fn(gr_backend *b, size_t size, uint64_t *addr, gr_error *e
     if (!check_alive(g, err)) return false;
     g->cu.CtxSetCurrent(g->ctx);
     if (!arena_init(g, err)) return false;
-    size_t need = ((size ? size : 1) + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN + REDZONE;
+    size_t lead = g->arena_used ? 0 : REDZONE; /* the red zone before the first buffer */
+    size_t need = lead + ((size ? size : 1) + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN + REDZONE;
     if (need > g->arena_cap - g->arena_used)
         return gr_fail(err, GR_ERR_NOMEM,
                        "GPU arena full: %zu bytes requested, %zu of %zu in use (set "
@@ -306,7 +310,7 @@ static bool gpu_alloc_fn(gr_backend *b, size_t size, uint64_t *addr, gr_error *e
         g->allocs = a;
         g->allocs_cap = cap;
     }
-    uint64_t at = g->arena + g->arena_used;
+    uint64_t at = g->arena + g->arena_used + lead;
     if (size) CU_TRY(g, g->cu.MemsetD8(at, 0, size), "clearing a buffer", err);
     g->allocs[g->nallocs++] = (gpu_alloc){at, size};
     g->arena_used += need;
@@ -397,6 +401,10 @@ static gr_finding *add_finding(gr_launch_result *res, uint32_t max, gr_error *er
 static bool reset_shadow(gpu_backend *g, gr_error *err) {
     if (g->arena_used) {
         CU_TRY(g, g->cu.MemsetD8(g->arena_shadow, 0, g->arena_used * 2), "clearing the shadow", err);
+        uint64_t first = g->nallocs ? g->allocs[0].addr : g->arena + g->arena_used;
+        if (first > g->arena)
+            CU_TRY(g, g->cu.MemsetD32(g->arena_shadow, 0xFu, (first - g->arena) / 2),
+                   "poisoning red zones", err);
         for (size_t i = 0; i < g->nallocs; i++) {
             uint64_t end = (g->allocs[i].addr + g->allocs[i].size + 3) & ~3ull;
             uint64_t next = i + 1 < g->nallocs ? g->allocs[i + 1].addr : g->arena + g->arena_used;
@@ -476,6 +484,64 @@ static uint32_t readonly_params(const gpu_backend *g, const char *kernel, const 
     return ro;
 }
 
+/* Per parameter (the first 32): the launch buffer its value points into, {start, size}; {0, 0}
+ * for integers and pointers outside every buffer. Loads that skip the race check (read-only
+ * buffers, ld.global.nc) still compare their address with these bounds, and call the hook,
+ * which reports an out-of-bounds access in a red zone or outside the arena, when it falls
+ * outside. */
+static void param_bounds(const gpu_backend *g, const gr_launch *l, uint64_t *bounds) {
+    memset(bounds, 0, 2 * GR_RT_RO_BOUNDS_PARAMS * sizeof *bounds);
+    for (int i = 0; i < l->nargs && i < (int)GR_RT_RO_BOUNDS_PARAMS; i++) {
+        if (l->args[i].size != 8) continue;
+        uint64_t v;
+        memcpy(&v, l->args[i].data, 8);
+        long buf = alloc_index(g, v);
+        if (buf < 0) continue;
+        bounds[2 * i] = g->allocs[buf].addr;
+        bounds[2 * i + 1] = g->allocs[buf].size;
+    }
+}
+
+bool gr_gpu_divergence_finding(const struct gr_rt_counters *c, gr_dim3 grid, gr_dim3 block,
+                               gr_finding *f) {
+    if (c->div_blocks == 0 || c->div_verdict == GR_RT_DIV_NONE) return false;
+    uint32_t tpb = block.x * block.y * block.z;
+    uint32_t base = c->div_block * tpb;
+    uint64_t hi = c->div_max_key, lo = c->div_min_key;
+    memset(f, 0, sizeof *f);
+    f->cls = GR_FINDING_BARRIER_DIVERGENCE;
+    f->insn_id = f->insn_id2 = UINT32_MAX;
+    gr_exec_thread where = thread_of(base, grid, block);
+    char more[48] = "";
+    if (c->div_blocks > 1) snprintf(more, sizeof more, " (%u blocks)", c->div_blocks);
+    if (c->div_verdict == GR_RT_DIV_COUNT) {
+        /* The barrier the thread with the most passed last: the one the others never reached. */
+        if (gr_rt_bar_key_insn(hi) != GR_RT_BAR_NONE) f->insn_id = gr_rt_bar_key_insn(hi);
+        if (gr_rt_bar_key_insn(lo) != GR_RT_BAR_NONE) f->insn_id2 = gr_rt_bar_key_insn(lo);
+        f->thread = thread_of(base + gr_rt_bar_key_tid(hi), grid, block);
+        f->thread2 = thread_of(base + gr_rt_bar_key_tid(lo), grid, block);
+        snprintf(f->message, sizeof f->message,
+                 "block (%u,%u,%u): thread (%u,%u,%u) waited at %u barrier%s for the whole block, "
+                 "thread (%u,%u,%u) exited after %u%s",
+                 where.block.x, where.block.y, where.block.z, f->thread.thread.x,
+                 f->thread.thread.y, f->thread.thread.z, gr_rt_bar_key_count(hi),
+                 gr_rt_bar_key_count(hi) == 1 ? "" : "s", f->thread2.thread.x, f->thread2.thread.y,
+                 f->thread2.thread.z, gr_rt_bar_key_count(lo), more);
+    } else {
+        uint64_t d = c->div_diff_key;
+        if (gr_rt_bar_key_insn(d) != GR_RT_BAR_NONE) f->insn_id = gr_rt_bar_key_insn(d);
+        if (gr_rt_bar_key_insn(hi) != GR_RT_BAR_NONE && gr_rt_bar_key_insn(hi) != f->insn_id)
+            f->insn_id2 = gr_rt_bar_key_insn(hi);
+        f->thread = thread_of(base + gr_rt_bar_key_tid(d), grid, block);
+        f->thread2 = thread_of(base + gr_rt_bar_key_tid(hi), grid, block);
+        snprintf(f->message, sizeof f->message,
+                 "threads of block (%u,%u,%u) wait at different barriers (the same number, %u, "
+                 "at other instructions)%s",
+                 where.block.x, where.block.y, where.block.z, gr_rt_bar_key_count(hi), more);
+    }
+    return true;
+}
+
 static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out, gr_error *err) {
     gpu_backend *g = (gpu_backend *)b;
     memset(out, 0, sizeof *out);
@@ -533,11 +599,14 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
         gr_rt_params p;
         memset(&p, 0, sizeof p);
         ok = table_reserve(g, &g->counters, sizeof(gr_rt_counters), err) &&
-             table_reserve(g, &g->blocks, nblocks * 4, err) &&
+             table_reserve(g, &g->blocks, nblocks * 4 * GR_RT_BLOCK_WORDS, err) &&
              table_reserve(g, &g->warps, nblocks * wpb * 8, err) &&
              table_reserve(g, &g->records, RECORD_CAP * sizeof(gr_rt_record), err) &&
              table_reserve(g, &g->dedup, DEDUP_CAP * 8, err) &&
              (!detect || table_reserve(g, &g->threads, tpb * nblocks * sizeof(gr_rt_thread), err)) &&
+             (!detect || table_reserve(g, &g->bar_last, tpb * nblocks * 4, err)) &&
+             (!detect || table_reserve(g, &g->user_call, tpb * nblocks * 4, err)) &&
+             (!detect || table_reserve(g, &g->bar_fold, nblocks * sizeof(gr_rt_bar_fold), err)) &&
              (!detect || reset_shadow(g, err));
         if (ok) {
             p.arena_lo = g->arena;
@@ -547,6 +616,9 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
             p.globals_hi = g->globals_shadow.ptr ? g->globals_hi : g->globals_lo;
             p.globals_shadow = g->globals_shadow.ptr;
             p.threads = g->threads.ptr;
+            p.bar_last = g->bar_last.ptr;
+            p.user_call = g->user_call.ptr;
+            p.bar_fold = g->bar_fold.ptr;
             p.blocks = g->blocks.ptr;
             p.warps = g->warps.ptr;
             p.records = g->records.ptr;
@@ -572,13 +644,19 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
             if (budget > 0x7fffffffull) budget = 0x7fffffffull;
             uint32_t budget32 = (uint32_t)budget;
             uint32_t ro_params = readonly_params(g, fn->name, l);
+            uint64_t ro_bounds[2 * GR_RT_RO_BOUNDS_PARAMS];
+            param_bounds(g, l, ro_bounds);
             memset(g->hang_host, 0, sizeof *g->hang_host);
             CUresult cr;
             if ((cr = g->cu.MemcpyHtoD(g->rt_params, &p, sizeof p)) != CUDA_SUCCESS ||
                 (cr = g->cu.MemcpyHtoD(g->rt_budget, &budget32, 4)) != CUDA_SUCCESS ||
                 (cr = g->cu.MemcpyHtoD(g->rt_ro, &ro_params, 4)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemcpyHtoD(g->rt_ro_bounds, ro_bounds, sizeof ro_bounds)) !=
+                    CUDA_SUCCESS ||
+                (detect && (cr = g->cu.MemsetD8(g->bar_fold.ptr, 0,
+                                                nblocks * sizeof(gr_rt_bar_fold))) != CUDA_SUCCESS) ||
                 (cr = g->cu.MemsetD8(g->counters.ptr, 0, sizeof(gr_rt_counters))) != CUDA_SUCCESS ||
-                (cr = g->cu.MemsetD8(g->blocks.ptr, 0, nblocks * 4)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemsetD8(g->blocks.ptr, 0, nblocks * 4 * GR_RT_BLOCK_WORDS)) != CUDA_SUCCESS ||
                 (cr = g->cu.MemsetD8(g->warps.ptr, 0, nblocks * wpb * 8)) != CUDA_SUCCESS ||
                 (cr = g->cu.MemsetD8(g->dedup.ptr, 0, DEDUP_CAP * 8)) != CUDA_SUCCESS ||
                 (g->ncov && (cr = g->cu.MemsetD8(g->rt_cov, 0, g->ncov)) != CUDA_SUCCESS))
@@ -703,6 +781,13 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
             return false;
         }
     }
+    gr_finding div;
+    if (detect && gr_gpu_divergence_finding(&c, grid, block, &div)) {
+        if (out->status == GR_EXEC_OK) out->status = GR_EXEC_BARRIER_DIVERGENCE;
+        gr_finding *f = add_finding(out, max, err);
+        if (f) *f = div;
+        else if (gr_error_failed(err)) return false;
+    }
     if (g->ncov && g->opt.coverage) {
         unsigned char *cov = malloc(g->ncov);
         out->block_hits = calloc(g->ncov, sizeof *out->block_hits);
@@ -732,8 +817,9 @@ static void gpu_free(gr_backend *b) {
     if (g->ctx_retained) {
         g->cu.CtxSetCurrent(g->ctx);
         if (!g->dead) {
-            gpu_table *tables[] = {&g->threads, &g->blocks,   &g->warps,         &g->records,
-                                   &g->dedup,   &g->counters, &g->globals_shadow};
+            gpu_table *tables[] = {&g->threads, &g->blocks,   &g->warps,          &g->records,
+                                   &g->dedup,   &g->counters, &g->globals_shadow, &g->bar_last,
+                                   &g->bar_fold, &g->user_call};
             for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
                 if (tables[i]->ptr) g->cu.MemFree(tables[i]->ptr);
             if (g->arena) g->cu.MemFree(g->arena);

@@ -8,12 +8,20 @@
  *
  * Registers (declared per function by gr_gpu_inline_regs):
  *   %gr_ion   detection on (__gr_rt.detect)      %gr_itp  the thread's gr_rt_thread record
+ *   %gr_ils   lockstep warp model: the hook counts warp steps, so every site calls it
  *   %gr_irep  rep field | state ONE/EXACT        %gr_ibw  the block's word (regularity)
  *   %gr_ibase the block's first linear thread    %gr_issh shared shadow base (shared window)
- *   %gr_ih    the byte 1 (touched flag)          %gr_iu*, %gr_id*, %gr_iq*: scratch */
+ *   %gr_itid  the thread's index in its block    %gr_iww  high half of the warp's word
+ *   %gr_ih    the byte 1 (touched flag)          %gr_iu*, %gr_id*, %gr_iq*, %gr_iw*: scratch
+ *
+ * At a site: %gr_id4 the old word (%gr_iu6 lo, %gr_iu7 hi), %gr_id5 the single word
+ * (%gr_iu10 lo, %gr_iu5 hi), %gr_id7 the word to CAS in, %gr_iu15 the old (then new) state,
+ * %gr_iu9 the latest member's thread in the block, %gr_iu2/%gr_iu3 the record's full barrier
+ * and warp epochs. */
 #include "exec/gpu/inline_access.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +48,17 @@ static unsigned low_bit(uint64_t mask) {
  * (bar_lag is 0 on the device); 240 and up means "ahead" there. Checked against the FSM by
  * tests/gpu (inline_model_matches_fsm). */
 #define QUICK_BACK_MAX 239u
+/* OLDW states (ONE, WARP, BLOCK) as a bit set indexed by state. */
+#define OLDW_STATES                                                                          \
+    ((1u << (GR_FSM_WHO_ONE * 3 + GR_FSM_OLDW)) | (1u << (GR_FSM_WHO_WARP * 3 + GR_FSM_OLDW)) | \
+     (1u << (GR_FSM_WHO_BLOCK * 3 + GR_FSM_OLDW)))
+/* The runtime's warp size (gr_fsm_ctx.warp_size in rt_update). */
+#define WARP_SIZE 32u
+/* A warp/block summary that differs only in these is unchanged (rt_nothing_new()). */
+#define SUMMARY_SAME ((uint64_t) ~(GR_FSM_M_REP | GR_FSM_M_INSTR))
+/* CAS attempts at a site before it leaves the word to the hook: enough for the lanes of one
+ * warp reading one word in one instruction (member, then warp summary, then nothing). */
+#define INLINE_CAS_TRIES 3u
 
 bool gr_gpu_inline_supported(void) {
     return STATE_MASK == 0xfu && low_bit(GR_FSM_M_REP) == 4u &&
@@ -50,6 +69,7 @@ bool gr_gpu_inline_supported(void) {
            low_bit(GR_FSM_M_PTRI) >= 32 && low_bit(GR_FSM_M_CTA) >= 32 &&
            low_bit(GR_FSM_M_VOL) >= 32 && low_bit(GR_FSM_M_INSTR) >= 32 &&
            GR_FSM_TRI_NONE == 0 && GR_FSM_ALL_BUT_INSTR == ~GR_FSM_M_INSTR &&
+           low_bit(GR_RT_WARP_IRREGULAR) >= 32 && GR_FSM_WHO_BLOCK * 3 + 2 < 32 &&
            sizeof(gr_rt_thread) == 16 && offsetof(gr_rt_thread, bar) == 0 &&
            offsetof(gr_rt_thread, wep) == 4 && offsetof(gr_rt_thread, touched) >= 8 &&
            offsetof(gr_rt_thread, touched) < 12;
@@ -61,10 +81,10 @@ void gr_gpu_inline_declare(gr_strbuf *out) {
 }
 
 void gr_gpu_inline_regs(gr_strbuf *out) {
-    gr_strbuf_append(out, "\t.reg .pred %gr_ion, %gr_iq<4>;\n"
+    gr_strbuf_append(out, "\t.reg .pred %gr_ion, %gr_ils, %gr_iq<5>;\n"
                           "\t.reg .b16 %gr_ih;\n"
-                          "\t.reg .b32 %gr_irep, %gr_ibase, %gr_issh, %gr_iu<12>;\n"
-                          "\t.reg .b64 %gr_itp, %gr_ibw, %gr_id<8>;\n");
+                          "\t.reg .b32 %gr_irep, %gr_ibase, %gr_issh, %gr_itid, %gr_iu<16>;\n"
+                          "\t.reg .b64 %gr_itp, %gr_ibw, %gr_iww, %gr_id<8>, %gr_iw<4>;\n");
 }
 
 void gr_gpu_inline_prologue(gr_strbuf *out) {
@@ -72,6 +92,9 @@ void gr_gpu_inline_prologue(gr_strbuf *out) {
         out,
         "\tld.const.u32 %%gr_iu0, [" GR_RT_PARAMS_NAME "+%u];\n"
         "\tsetp.ne.u32 %%gr_ion, %%gr_iu0, 0;\n"
+        /* lockstep: every access is a warp step, which only the hook counts */
+        "\tld.const.u32 %%gr_iu0, [" GR_RT_PARAMS_NAME "+%u];\n"
+        "\tsetp.ne.u32 %%gr_ils, %%gr_iu0, 0;\n"
         /* linear thread id in the block, block id in the grid: as the hooks compute them */
         "\tmov.u32 %%gr_iu0, %%tid.z;\n\tmov.u32 %%gr_iu1, %%ntid.y;\n\tmov.u32 %%gr_iu2, %%tid.y;\n"
         "\tmad.lo.u32 %%gr_iu0, %%gr_iu0, %%gr_iu1, %%gr_iu2;\n"
@@ -90,14 +113,26 @@ void gr_gpu_inline_prologue(gr_strbuf *out) {
         "\tld.const.u64 %%gr_id0, [" GR_RT_PARAMS_NAME "+%u];\n"
         "\tmad.wide.u32 %%gr_itp, %%gr_iu3, %u, %%gr_id0;\n"
         "\tld.const.u64 %%gr_id0, [" GR_RT_PARAMS_NAME "+%u];\n"
-        "\tmad.wide.u32 %%gr_ibw, %%gr_iu1, 4, %%gr_id0;\n"
+        /* the block's flag word: the first of its GR_RT_BLOCK_WORDS */
+        "\tmad.wide.u32 %%gr_ibw, %%gr_iu1, %u, %%gr_id0;\n"
+        /* the warp's word: warps[block * warps_per_block + tid / 32], its high half */
+        "\tmov.u32 %%gr_itid, %%gr_iu0;\n"
+        "\tld.const.u32 %%gr_iu2, [" GR_RT_PARAMS_NAME "+%u];\n"
+        "\tmul.wide.u32 %%gr_id1, %%gr_iu1, %%gr_iu2;\n"
+        "\tshr.u32 %%gr_iu2, %%gr_iu0, %u;\n"
+        "\tcvt.u64.u32 %%gr_id2, %%gr_iu2;\n"
+        "\tadd.u64 %%gr_id1, %%gr_id1, %%gr_id2;\n"
+        "\tld.const.u64 %%gr_id0, [" GR_RT_PARAMS_NAME "+%u];\n"
+        "\tmad.lo.u64 %%gr_iww, %%gr_id1, 8, %%gr_id0;\n"
+        "\tadd.u64 %%gr_iww, %%gr_iww, 4;\n" /* little-endian high half */
         "\tmov.u32 %%gr_iu0, __gr_dyn_shared;\n"
         "\tld.const.u32 %%gr_iu1, [" GR_RT_PARAMS_NAME "+%u];\n"
         "\tadd.u32 %%gr_issh, %%gr_iu0, %%gr_iu1;\n"
         "\tmov.u16 %%gr_ih, 1;\n",
-        RT_OFF(detect), RT_OFF(threads_per_block), (uint32_t)(GR_FSM_M_REP >> low_bit(GR_FSM_M_REP)),
+        RT_OFF(detect), RT_OFF(lockstep), RT_OFF(threads_per_block), (uint32_t)(GR_FSM_M_REP >> low_bit(GR_FSM_M_REP)),
         low_bit(GR_FSM_M_REP), STATE_ONE_EXACT, RT_OFF(threads), (unsigned)sizeof(gr_rt_thread),
-        RT_OFF(blocks), RT_OFF(user_dyn_shared));
+        RT_OFF(blocks), (unsigned)(sizeof(gr_rt_u32) * GR_RT_BLOCK_WORDS),
+        RT_OFF(warps_per_block), low_bit(WARP_SIZE), RT_OFF(warps), RT_OFF(user_dyn_shared));
 }
 
 /* ---- one access site ------------------------------------------------------------------------ */
@@ -168,45 +203,338 @@ static bool eligible(uint32_t info) {
     uint32_t size = GR_HOOK_ACCESS_SIZE(info), space = GR_HOOK_ACCESS_SPACE(info);
     if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16) return false;
     if (info & (GR_HOOK_ACCESS_ATOMIC | GR_HOOK_ACCESS_ASYNC)) return false;
+    /* in a header function: the hook reports it at the user's call (rt_user_call) */
+    if (info & GR_HOOK_IN_LIBRARY) return false;
     if (GR_HOOK_ACCESS_SEM(info) != GR_HOOK_SEM_WEAK) return false;
     if (!(info & GR_HOOK_ACCESS_READ) == !(info & GR_HOOK_ACCESS_WRITE)) return false;
     return space == GR_HOOK_SPACE_GLOBAL || space == GR_HOOK_SPACE_SHARED ||
            space == GR_HOOK_SPACE_GENERIC;
 }
 
-/* The OLDW word gr_fsm_update_slow() leaves for a plain read ordered after written members:
- * (union(old, single) without wtri) | single's bar | wtri SOME | state ONE/OLDW. Old word in
- * %gr_iu6 (lo) / %gr_iu7 (hi), single in %gr_iu10 (lo) / %gr_iu5 (hi); result in %gr_id5. */
-static void emit_oldw_word(gr_strbuf *out) {
+/* The union gr_fsm_merge() builds for a plain read joining the old word's members (also the
+ * OLDW word of a read ordered after written members: the same union, as the old word then has
+ * writers): rep, bar, wep and instruction from the access, bytes/cta/vol or-ed, uniform kept
+ * over the same bytes, a tri-state that disagrees with the access's becomes SOME, and the
+ * state in %gr_iu15. Old word in %gr_iu6 (lo) / %gr_iu7 (hi), single in %gr_iu10 / %gr_iu5;
+ * result in %gr_id7; scratch %gr_iu11..13, %gr_iq2. */
+static void emit_read_union(gr_strbuf *out) {
     uint32_t keep_single = HI(GR_FSM_M_WEP | GR_FSM_M_INSTR);
     uint32_t merge = HI(GR_FSM_M_BYTES | GR_FSM_M_CTA | GR_FSM_M_VOL);
     uint32_t wtri_some = HI((uint64_t)GR_FSM_TRI_SOME << low_bit(GR_FSM_M_WTRI));
     uint32_t ptri_some = HI((uint64_t)GR_FSM_TRI_SOME << low_bit(GR_FSM_M_PTRI));
     gr_strbuf_appendf(out,
-                      "\tand.b32 %%gr_iu8, %%gr_iu5, %" PRIu32 ";\n"
-                      "\tor.b32 %%gr_iu9, %%gr_iu7, %%gr_iu5;\n"
-                      "\tand.b32 %%gr_iu9, %%gr_iu9, %" PRIu32 ";\n"
-                      "\tor.b32 %%gr_iu8, %%gr_iu8, %%gr_iu9;\n"
-                      "\tor.b32 %%gr_iu8, %%gr_iu8, %" PRIu32 ";\n"
+                      "\tand.b32 %%gr_iu12, %%gr_iu5, %" PRIu32 ";\n"
+                      "\tor.b32 %%gr_iu13, %%gr_iu7, %%gr_iu5;\n"
+                      "\tand.b32 %%gr_iu13, %%gr_iu13, %" PRIu32 ";\n"
+                      "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
                       "\txor.b32 %%gr_iu11, %%gr_iu7, %%gr_iu5;\n"
+                      /* write tri-state: the read's is NONE, so any writer makes it SOME */
+                      "\tand.b32 %%gr_iu13, %%gr_iu7, %" PRIu32 ";\n"
+                      "\tsetp.ne.u32 %%gr_iq2, %%gr_iu13, 0;\n"
+                      "\tselp.b32 %%gr_iu13, %" PRIu32 ", 0, %%gr_iq2;\n"
+                      "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
                       /* plain tri-state: agree -> keep, else SOME */
-                      "\tand.b32 %%gr_iu9, %%gr_iu11, %" PRIu32 ";\n"
-                      "\tsetp.ne.u32 %%gr_iq2, %%gr_iu9, 0;\n"
-                      "\tand.b32 %%gr_iu9, %%gr_iu7, %" PRIu32 ";\n"
-                      "\tselp.b32 %%gr_iu9, %" PRIu32 ", %%gr_iu9, %%gr_iq2;\n"
-                      "\tor.b32 %%gr_iu8, %%gr_iu8, %%gr_iu9;\n"
+                      "\tand.b32 %%gr_iu13, %%gr_iu11, %" PRIu32 ";\n"
+                      "\tsetp.ne.u32 %%gr_iq2, %%gr_iu13, 0;\n"
+                      "\tand.b32 %%gr_iu13, %%gr_iu7, %" PRIu32 ";\n"
+                      "\tselp.b32 %%gr_iu13, %" PRIu32 ", %%gr_iu13, %%gr_iq2;\n"
+                      "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
                       /* uniform: stays when the old word was uniform over the same bytes */
-                      "\tand.b32 %%gr_iu9, %%gr_iu11, %" PRIu32 ";\n"
-                      "\tsetp.eq.u32 %%gr_iq2, %%gr_iu9, 0;\n"
-                      "\tand.b32 %%gr_iu9, %%gr_iu7, %" PRIu32 ";\n"
-                      "\tselp.b32 %%gr_iu9, %%gr_iu9, 0, %%gr_iq2;\n"
-                      "\tor.b32 %%gr_iu8, %%gr_iu8, %%gr_iu9;\n"
-                      "\tand.b32 %%gr_iu9, %%gr_iu10, %" PRIu32 ";\n"
-                      "\tor.b32 %%gr_iu9, %%gr_iu9, %" PRIu32 ";\n"
-                      "\tmov.b64 %%gr_id5, {%%gr_iu9, %%gr_iu8};\n",
-                      keep_single, merge, wtri_some, HI(GR_FSM_M_PTRI), HI(GR_FSM_M_PTRI),
-                      ptri_some, HI(GR_FSM_M_BYTES), HI(GR_FSM_M_UNIFORM), ~STATE_MASK,
-                      STATE_ONE_OLDW);
+                      "\tand.b32 %%gr_iu13, %%gr_iu11, %" PRIu32 ";\n"
+                      "\tsetp.eq.u32 %%gr_iq2, %%gr_iu13, 0;\n"
+                      "\tand.b32 %%gr_iu13, %%gr_iu7, %" PRIu32 ";\n"
+                      "\tselp.b32 %%gr_iu13, %%gr_iu13, 0, %%gr_iq2;\n"
+                      "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
+                      "\tand.b32 %%gr_iu13, %%gr_iu10, %" PRIu32 ";\n"
+                      "\tor.b32 %%gr_iu13, %%gr_iu13, %%gr_iu15;\n"
+                      "\tmov.b64 %%gr_id7, {%%gr_iu13, %%gr_iu12};\n",
+                      keep_single, merge, HI(GR_FSM_M_WTRI), wtri_some, HI(GR_FSM_M_PTRI),
+                      HI(GR_FSM_M_PTRI), ptri_some, HI(GR_FSM_M_BYTES), HI(GR_FSM_M_UNIFORM),
+                      ~STATE_MASK);
+}
+
+/* Branches to `fail` unless a read at the members' own barrier and warp epochs may join the
+ * word's members with nothing to report (gr_fsm_update_slow(): not ordered, and either no
+ * member conflicts — no writer — or OLDW, whose writes lie before the readers' epoch):
+ * same warp-sync epoch byte, and no writer unless the state is OLDW. Old word in %gr_iu6 /
+ * %gr_iu7, state in %gr_iu15, single's high half in %gr_iu5. */
+static void emit_same_epoch_checks(gr_strbuf *out, const char *fail) {
+    gr_strbuf_appendf(out,
+                      "\txor.b32 %%gr_iu11, %%gr_iu7, %%gr_iu5;\n"
+                      "\tand.b32 %%gr_iu11, %%gr_iu11, %" PRIu32 ";\n"
+                      "\tsetp.ne.u32 %%gr_iq0, %%gr_iu11, 0;\n"
+                      "\t@%%gr_iq0 bra %s;\n"
+                      "\tand.b32 %%gr_iu11, %%gr_iu7, %" PRIu32 ";\n"
+                      "\tsetp.eq.u32 %%gr_iq1, %%gr_iu11, 0;\n"
+                      "\tmov.u32 %%gr_iu11, %" PRIu32 ";\n"
+                      "\tshr.b32 %%gr_iu11, %%gr_iu11, %%gr_iu15;\n"
+                      "\tand.b32 %%gr_iu11, %%gr_iu11, 1;\n"
+                      "\tsetp.eq.and.u32 %%gr_iq0, %%gr_iu11, 0, !%%gr_iq1;\n"
+                      "\t@%%gr_iq0 bra %s;\n",
+                      HI(GR_FSM_M_WEP), fail, HI(GR_FSM_M_WTRI), OLDW_STATES, fail);
+}
+
+/* Branches to `fail` unless the warp's syncs are regular (lockstep, or no irregular warp
+ * sync since the barrier) and the thread's warp-sync epoch still fits the word's byte: the
+ * conditions under which the rules keep a warp summary's epochs (EXACT/OLDW). Full warp
+ * epoch of the record in %gr_iu3. */
+static void emit_warp_regular_checks(gr_strbuf *out, const char *fail) {
+    gr_strbuf_appendf(out,
+                      "\tld.volatile.global.u32 %%gr_iu11, [%%gr_iww];\n"
+                      "\tand.b32 %%gr_iu11, %%gr_iu11, %" PRIu32 ";\n"
+                      "\tld.const.u32 %%gr_iu13, [" GR_RT_PARAMS_NAME "+%u];\n"
+                      "\tsetp.eq.u32 %%gr_iq0, %%gr_iu13, 0;\n"
+                      "\tsetp.ne.and.u32 %%gr_iq0, %%gr_iu11, 0, %%gr_iq0;\n"
+                      "\t@%%gr_iq0 bra %s;\n"
+                      "\tsetp.gt.u32 %%gr_iq0, %%gr_iu3, %u;\n"
+                      "\t@%%gr_iq0 bra %s;\n",
+                      HI(GR_RT_WARP_IRREGULAR), RT_OFF(lockstep), fail,
+                      (unsigned)(GR_FSM_M_WEP >> low_bit(GR_FSM_M_WEP)), fail);
+}
+
+/* Branches to `fail` when the block's word (in %gr_iu4) has any of `bits`: IRREGULAR (a
+ * barrier missed a live thread: gr_fsm_ctx.block_epochs is 0) or EXITED (a thread exited
+ * after accessing memory; with IRREGULAR, gr_fsm_ctx.block_regular is 0). */
+static void emit_block_check(gr_strbuf *out, uint32_t bits, const char *fail) {
+    gr_strbuf_appendf(out,
+                      "\tand.b32 %%gr_iu13, %%gr_iu4, %" PRIu32 ";\n"
+                      "\tsetp.ne.u32 %%gr_iq0, %%gr_iu13, 0;\n"
+                      "\t@%%gr_iq0 bra %s;\n",
+                      bits, fail);
+}
+#define BLOCK_NOT_REGULAR (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED)
+
+/* %gr_iu9 = the latest member's thread - the block's first thread (>= threads per block:
+ * another block); branches to `fail` then. Old word's low half in %gr_iu6. */
+static void emit_rep_in_block(gr_strbuf *out, const char *fail) {
+    gr_strbuf_appendf(out,
+                      "\tbfe.u32 %%gr_iu9, %%gr_iu6, %u, %u;\n"
+                      "\tsub.u32 %%gr_iu9, %%gr_iu9, %%gr_ibase;\n"
+                      "\tld.const.u32 %%gr_iu0, [" GR_RT_PARAMS_NAME "+%u];\n"
+                      "\tsetp.ge.u32 %%gr_iq0, %%gr_iu9, %%gr_iu0;\n"
+                      "\t@%%gr_iq0 bra %s;\n",
+                      low_bit(GR_FSM_M_REP), (unsigned)GR_FSM_REP_BITS, RT_OFF(threads_per_block),
+                      fail);
+}
+
+/* %gr_iu11 = barrier epochs from the word's (latest) member to the access, mod 256. */
+static void emit_back(gr_strbuf *out) {
+    gr_strbuf_appendf(out,
+                      "\tshr.u32 %%gr_iu11, %%gr_iu6, %u;\n"
+                      "\tsub.u32 %%gr_iu11, %%gr_iu2, %%gr_iu11;\n"
+                      "\tand.b32 %%gr_iu11, %%gr_iu11, %" PRIu32 ";\n",
+                      low_bit(GR_FSM_M_BAR), (uint32_t)(GR_FSM_M_BAR >> low_bit(GR_FSM_M_BAR)));
+}
+
+/* One granule: the decision, then at most INLINE_CAS_TRIES CAS attempts, each lost one
+ * deciding again on the word that won; the hook for anything else. */
+static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const char *sp,
+                             const char *sa) {
+    char hook[32], join[32], uni[32], same_warp[32];
+    snprintf(hook, sizeof hook, "$gr_i%" PRIu32 "_s", site);
+    snprintf(join, sizeof join, "$gr_i%" PRIu32 "_j", site);
+    snprintf(uni, sizeof uni, "$gr_i%" PRIu32 "_u", site);
+    snprintf(same_warp, sizeof same_warp, "$gr_i%" PRIu32 "_w", site);
+    gr_strbuf_appendf(
+        out,
+        "\tmov.u32 %%gr_iu14, 0;\n"
+        "$gr_i%" PRIu32 "_r:\n"
+        "\t.pragma \"nounroll\";\n" /* one copy of the decision, not INLINE_CAS_TRIES */
+        /* nothing new: this thread's same access at the same epochs */
+        "\txor.b64 %%gr_id6, %%gr_id4, %%gr_id5;\n"
+        "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"
+        "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
+        "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
+        "\tmov.b64 %%gr_id7, %%gr_id5;\n"
+        /* members of one block (who ONE..BLOCK; not poison, not grid); else, at $_e, the
+         * empty word (state NONE) or the hook */
+        "\tmov.b64 {%%gr_iu6, %%gr_iu7}, %%gr_id4;\n"
+        "\tand.b32 %%gr_iu15, %%gr_iu6, %" PRIu32 ";\n"
+        "\tsub.u32 %%gr_iu8, %%gr_iu15, %" PRIu32 ";\n"
+        "\tsetp.gt.u32 %%gr_iq0, %%gr_iu8, %" PRIu32 ";\n"
+        "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_e;\n"
+        /* who ONE (%gr_iq4); same thread (%gr_iq3): who ONE and rep equal */
+        "\tsetp.lt.u32 %%gr_iq4, %%gr_iu8, 3;\n"
+        "\txor.b32 %%gr_iu9, %%gr_iu6, %%gr_irep;\n"
+        "\tand.b32 %%gr_iu9, %%gr_iu9, %" PRIu32 ";\n"
+        "\tsetp.eq.and.u32 %%gr_iq3, %%gr_iu9, 0, %%gr_iq4;\n",
+        site, (uint64_t)GR_FSM_ALL_BUT_INSTR, site, STATE_MASK, STATE_WHO_LO, STATE_WHO_SPAN,
+        site, (uint32_t)GR_FSM_M_REP);
+    if (!write) {
+        /* a read covers the members (%gr_iq1) only when none wrote */
+        gr_strbuf_appendf(out,
+                          "\tand.b32 %%gr_iu9, %%gr_iu7, %" PRIu32 ";\n"
+                          "\tsetp.eq.u32 %%gr_iq1, %%gr_iu9, 0;\n"
+                          "\tand.pred %%gr_iq2, %%gr_iq3, %%gr_iq1;\n"
+                          "\t@%%gr_iq2 bra $gr_i%" PRIu32 "_c;\n",
+                          HI(GR_FSM_M_WTRI), site);
+    } else {
+        gr_strbuf_appendf(out, "\t@%%gr_iq3 bra $gr_i%" PRIu32 "_c;\n", site);
+    }
+    /* the latest member in this block; the block's word */
+    emit_rep_in_block(out, hook);
+    gr_strbuf_append(out, "\tld.volatile.global.u32 %gr_iu4, [%gr_ibw];\n");
+    /* its epoch 1..QUICK_BACK_MAX barriers back: ordered after every member (block regular) */
+    emit_back(out);
+    gr_strbuf_appendf(out,
+                      "\tsub.u32 %%gr_iu13, %%gr_iu11, 1;\n"
+                      "\tsetp.le.u32 %%gr_iq0, %%gr_iu13, %u;\n",
+                      QUICK_BACK_MAX - 1u);
+    if (write) {
+        /* a write covers every member; any other epoch goes to the hook */
+        gr_strbuf_appendf(out, "\t@!%%gr_iq0 bra %s;\n", hook);
+        emit_block_check(out, BLOCK_NOT_REGULAR, hook);
+        gr_strbuf_appendf(out, "\tbra $gr_i%" PRIu32 "_c;\n", site);
+    } else {
+        gr_strbuf_appendf(out, "\t@!%%gr_iq0 bra %s;\n", join);
+        emit_block_check(out, BLOCK_NOT_REGULAR, hook);
+        gr_strbuf_appendf(out,
+                          "\t@%%gr_iq1 bra $gr_i%" PRIu32 "_c;\n"
+                          /* ordered after written members: the OLDW word of this reader */
+                          "\tmov.u32 %%gr_iu15, %" PRIu32 ";\n"
+                          "\tbra %s;\n"
+                          /* Same barrier epoch as the members (another thread): the read
+                           * joins them. A warp or block summary it already belongs to stays
+                           * as it is (nothing to do); one member, or a warp summary of another
+                           * warp, grows to a warp or block summary (CAS). */
+                          "%s:\n"
+                          "\tsetp.ne.u32 %%gr_iq0, %%gr_iu11, 0;\n"
+                          "\t@%%gr_iq0 bra %s;\n"
+                          "\t@%%gr_iq3 bra %s;\n",
+                          site, STATE_ONE_OLDW, uni, join, hook, hook);
+        /* barrier epochs comparable (a thread that exited does not matter here) */
+        emit_block_check(out, GR_RT_BLOCK_IRREGULAR, hook);
+        emit_same_epoch_checks(out, hook);
+        gr_strbuf_appendf(out,
+                          /* a block summary stays one */
+                          "\tsetp.ge.u32 %%gr_iq0, %%gr_iu8, %u;\n"
+                          "\t@%%gr_iq0 bra %s;\n"
+                          /* same warp as the latest member (ONE or WARP): %gr_iu9 is its
+                           * thread in the block */
+                          "\txor.b32 %%gr_iu11, %%gr_iu9, %%gr_itid;\n"
+                          "\tsetp.lt.u32 %%gr_iq0, %%gr_iu11, %u;\n"
+                          "\t@%%gr_iq0 bra %s;\n"
+                          /* another warp: a block summary (ONE +6, WARP +3) */
+                          "\tselp.u32 %%gr_iu11, %u, %u, %%gr_iq4;\n"
+                          "\tadd.u32 %%gr_iu15, %%gr_iu15, %%gr_iu11;\n"
+                          "\tbra %s;\n"
+                          "%s:\n",
+                          (unsigned)(GR_FSM_WHO_BLOCK * 3 - STATE_WHO_LO), uni, WARP_SIZE,
+                          same_warp, (unsigned)(3 * (GR_FSM_WHO_BLOCK - GR_FSM_WHO_ONE)),
+                          (unsigned)(3 * (GR_FSM_WHO_BLOCK - GR_FSM_WHO_WARP)), uni, same_warp);
+        emit_warp_regular_checks(out, hook);
+        gr_strbuf_appendf(out,
+                          /* one member of this warp: a warp summary */
+                          "\t@%%gr_iq4 add.u32 %%gr_iu15, %%gr_iu15, %u;\n"
+                          "%s:\n",
+                          (unsigned)(3 * (GR_FSM_WHO_WARP - GR_FSM_WHO_ONE)), uni);
+        emit_read_union(out);
+        /* equal but for the latest member and its instruction: nothing to do (only a warp
+         * or block summary gets here unchanged: a single member's state always changes) */
+        gr_strbuf_appendf(out,
+                          "\txor.b64 %%gr_id6, %%gr_id7, %%gr_id4;\n"
+                          "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"
+                          "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
+                          "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n",
+                          SUMMARY_SAME, site);
+    }
+    gr_strbuf_appendf(out,
+                      "$gr_i%" PRIu32 "_c:\n"
+                      "\tatom.%s.cas.b64 %%gr_id6, [%s], %%gr_id4, %%gr_id7;\n"
+                      "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, %%gr_id4;\n"
+                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
+                      /* lost to another thread: decide again on the word that won */
+                      "\tmov.b64 %%gr_id4, %%gr_id6;\n"
+                      "\tadd.u32 %%gr_iu14, %%gr_iu14, 1;\n"
+                      "\tsetp.lt.u32 %%gr_iq0, %%gr_iu14, %u;\n"
+                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_r;\n"
+                      "\tbra %s;\n"
+                      /* empty word: the access alone */
+                      "$gr_i%" PRIu32 "_e:\n"
+                      "\tsetp.eq.u64 %%gr_iq0, %%gr_id4, 0;\n"
+                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_c;\n",
+                      site, sp, sa, site, INLINE_CAS_TRIES, site, hook, site, site);
+}
+
+/* Several granules (8 or 16 bytes, each whole): nothing to do when every word is the single
+ * word (this thread's same access), or, for a read, when every word is one warp or block
+ * summary (equal but for the latest member and instruction) that the read already belongs
+ * to; anything else goes to the hook. */
+static void emit_granules(gr_strbuf *out, uint32_t site, uint32_t ngran, bool write,
+                          const char *sp, const char *sa) {
+    char hook[32];
+    snprintf(hook, sizeof hook, "$gr_i%" PRIu32 "_s", site);
+    gr_strbuf_appendf(out,
+                      "\txor.b64 %%gr_id6, %%gr_id4, %%gr_id5;\n"
+                      "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n",
+                      (uint64_t)GR_FSM_ALL_BUT_INSTR);
+    for (uint32_t g = 1; g < ngran; g++)
+        gr_strbuf_appendf(out,
+                          "\tld.volatile.%s.u64 %%gr_iw%" PRIu32 ", [%s+%u];\n"
+                          "\txor.b64 %%gr_id7, %%gr_iw%" PRIu32 ", %%gr_id5;\n"
+                          "\tand.b64 %%gr_id7, %%gr_id7, %" PRIu64 ";\n"
+                          "\tor.b64 %%gr_id6, %%gr_id6, %%gr_id7;\n",
+                          sp, g, sa, 8u * g, g, (uint64_t)GR_FSM_ALL_BUT_INSTR);
+    gr_strbuf_appendf(out,
+                      "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
+                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n",
+                      site);
+    if (write) {
+        gr_strbuf_appendf(out, "\tbra %s;\n", hook);
+        return;
+    }
+    /* the first word: a warp or block summary of this block at the access's epochs */
+    gr_strbuf_appendf(out,
+                      "\tmov.b64 {%%gr_iu6, %%gr_iu7}, %%gr_id4;\n"
+                      "\tand.b32 %%gr_iu15, %%gr_iu6, %" PRIu32 ";\n"
+                      "\tsub.u32 %%gr_iu8, %%gr_iu15, %u;\n"
+                      "\tsetp.gt.u32 %%gr_iq0, %%gr_iu8, %u;\n"
+                      "\t@%%gr_iq0 bra %s;\n"
+                      "\tsetp.lt.u32 %%gr_iq4, %%gr_iu8, 3;\n",
+                      STATE_MASK, (unsigned)(GR_FSM_WHO_WARP * 3),
+                      (unsigned)(GR_FSM_WHO_BLOCK * 3 + 2 - GR_FSM_WHO_WARP * 3), hook);
+    emit_rep_in_block(out, hook);
+    gr_strbuf_append(out, "\tld.volatile.global.u32 %gr_iu4, [%gr_ibw];\n");
+    emit_block_check(out, GR_RT_BLOCK_IRREGULAR, hook);
+    emit_back(out);
+    gr_strbuf_appendf(out,
+                      "\tsetp.ne.u32 %%gr_iq0, %%gr_iu11, 0;\n"
+                      "\t@%%gr_iq0 bra %s;\n",
+                      hook);
+    emit_same_epoch_checks(out, hook);
+    gr_strbuf_appendf(out, "\t@!%%gr_iq4 bra $gr_i%" PRIu32 "_w;\n", site);
+    emit_warp_regular_checks(out, hook);
+    gr_strbuf_appendf(out, "$gr_i%" PRIu32 "_w:\n", site);
+    emit_read_union(out);
+    gr_strbuf_appendf(out,
+                      "\txor.b64 %%gr_id6, %%gr_id7, %%gr_id4;\n"
+                      "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"
+                      /* the other words: equal to the first but for member and instruction,
+                       * their latest member in this block (and warp, for a warp summary) */
+                      "\tmov.u32 %%gr_iu12, %%gr_iu9;\n"
+                      "\txor.b32 %%gr_iu13, %%gr_iu9, %%gr_itid;\n",
+                      SUMMARY_SAME);
+    for (uint32_t g = 1; g < ngran; g++)
+        gr_strbuf_appendf(out,
+                          "\txor.b64 %%gr_id7, %%gr_iw%" PRIu32 ", %%gr_id4;\n"
+                          "\tand.b64 %%gr_id7, %%gr_id7, %" PRIu64 ";\n"
+                          "\tor.b64 %%gr_id6, %%gr_id6, %%gr_id7;\n"
+                          "\tcvt.u32.u64 %%gr_iu11, %%gr_iw%" PRIu32 ";\n"
+                          "\tbfe.u32 %%gr_iu11, %%gr_iu11, %u, %u;\n"
+                          "\tsub.u32 %%gr_iu11, %%gr_iu11, %%gr_ibase;\n"
+                          "\tmax.u32 %%gr_iu12, %%gr_iu12, %%gr_iu11;\n"
+                          "\txor.b32 %%gr_iu11, %%gr_iu11, %%gr_itid;\n"
+                          "\tor.b32 %%gr_iu13, %%gr_iu13, %%gr_iu11;\n",
+                          g, SUMMARY_SAME, g, low_bit(GR_FSM_M_REP), (unsigned)GR_FSM_REP_BITS);
+    gr_strbuf_appendf(out,
+                      "\tsetp.ne.u64 %%gr_iq0, %%gr_id6, 0;\n"
+                      "\t@%%gr_iq0 bra %s;\n"
+                      "\tsetp.ge.u32 %%gr_iq0, %%gr_iu12, %%gr_iu0;\n"
+                      "\t@%%gr_iq0 bra %s;\n"
+                      "\tsetp.ge.and.u32 %%gr_iq0, %%gr_iu13, %u, %%gr_iq4;\n"
+                      "\t@!%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
+                      "\tbra %s;\n",
+                      hook, hook, WARP_SIZE, site, hook);
 }
 
 bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t site) {
@@ -230,6 +558,7 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
         gr_strbuf_appendf(out, "\t@%s%s bra $gr_i%" PRIu32 "_d;\n", c.guard[0] == '!' ? "" : "!",
                           c.guard[0] == '!' ? c.guard + 1 : c.guard, site);
     gr_strbuf_appendf(out, "\t@!%%gr_ion bra $gr_i%" PRIu32 "_d;\n", site);
+    gr_strbuf_appendf(out, "\t@%%gr_ils bra $gr_i%" PRIu32 "_s;\n", site);
     if (shared) {
         gr_strbuf_appendf(out,
                           "\tshr.u64 %%gr_id2, %s, 2;\n"
@@ -262,14 +591,15 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
                           "\tmad.lo.u64 %%gr_id3, %%gr_id2, 2, %%gr_id0;\n",
                           RT_OFF(arena_lo), RT_OFF(arena_hi), c.addr, site, RT_OFF(arena_shadow));
     }
-    /* The thread's record (bar, wep, flags) and the shadow word; touched as the hook sets it. */
+    /* The thread's record (bar, wep, flags) and the shadow word; touched as the hook sets it.
+     * %gr_iu3 keeps the full warp epoch (the word holds its low byte). */
     gr_strbuf_appendf(out,
                       "\tld.global.v4.u32 {%%gr_iu2, %%gr_iu3, %%gr_iu4, %%gr_iu5}, [%%gr_itp];\n"
                       "\tld.volatile.%s.u64 %%gr_id4, [%s];\n"
                       "\tsetp.lt.u32 %%gr_iq1, %%gr_iu4, %" PRIu32 ";\n"
                       "\t@%%gr_iq1 st.global.u8 [%%gr_itp+%u], %%gr_ih;\n"
-                      "\tand.b32 %%gr_iu3, %%gr_iu3, %" PRIu32 ";\n"
-                      "\tor.b32 %%gr_iu5, %%gr_iu3, %" PRIu32 ";\n",
+                      "\tand.b32 %%gr_iu5, %%gr_iu3, %" PRIu32 ";\n"
+                      "\tor.b32 %%gr_iu5, %%gr_iu5, %" PRIu32 ";\n",
                       sp, sa, (uint32_t)1u << touched_shift,
                       (unsigned)offsetof(gr_rt_thread, touched),
                       (uint32_t)(GR_FSM_M_WEP >> low_bit(GR_FSM_M_WEP)), HI(single));
@@ -285,86 +615,10 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
     gr_strbuf_appendf(out,
                       "\tshl.b32 %%gr_iu10, %%gr_iu2, %u;\n"
                       "\tor.b32 %%gr_iu10, %%gr_iu10, %%gr_irep;\n"
-                      "\tmov.b64 %%gr_id5, {%%gr_iu10, %%gr_iu5};\n"
-                      /* nothing new: this thread's same access at the same epochs */
-                      "\txor.b64 %%gr_id6, %%gr_id4, %%gr_id5;\n"
-                      "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n",
-                      low_bit(GR_FSM_M_BAR), (uint64_t)GR_FSM_ALL_BUT_INSTR);
-    if (ngran > 1) {
-        /* Every granule is whole: the same single word for each; any other word -> hook. */
-        for (uint32_t g = 1; g < ngran; g++)
-            gr_strbuf_appendf(out,
-                              "\tld.volatile.%s.u64 %%gr_id7, [%s+%u];\n"
-                              "\txor.b64 %%gr_id7, %%gr_id7, %%gr_id5;\n"
-                              "\tand.b64 %%gr_id7, %%gr_id7, %" PRIu64 ";\n"
-                              "\tor.b64 %%gr_id6, %%gr_id6, %%gr_id7;\n",
-                              sp, sa, 8u * g, (uint64_t)GR_FSM_ALL_BUT_INSTR);
-        gr_strbuf_appendf(out,
-                          "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
-                          "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
-                          "\tbra $gr_i%" PRIu32 "_s;\n",
-                          site, site);
-    } else {
-        gr_strbuf_appendf(
-            out,
-            "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
-            "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
-            /* empty word */
-            "\tsetp.eq.u64 %%gr_iq0, %%gr_id4, 0;\n"
-            "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_c;\n"
-            /* members of one block (who ONE..BLOCK; not poison, not grid) */
-            "\tmov.b64 {%%gr_iu6, %%gr_iu7}, %%gr_id4;\n"
-            "\tand.b32 %%gr_iu8, %%gr_iu6, %" PRIu32 ";\n"
-            "\tsub.u32 %%gr_iu8, %%gr_iu8, %" PRIu32 ";\n"
-            "\tsetp.gt.u32 %%gr_iq0, %%gr_iu8, %" PRIu32 ";\n"
-            "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n"
-            /* same thread: who ONE and rep equal */
-            "\txor.b32 %%gr_iu9, %%gr_iu6, %%gr_irep;\n"
-            "\tand.b32 %%gr_iu9, %%gr_iu9, %" PRIu32 ";\n"
-            "\tsetp.eq.u32 %%gr_iq3, %%gr_iu9, 0;\n"
-            "\tsetp.lt.and.u32 %%gr_iq3, %%gr_iu8, 3, %%gr_iq3;\n",
-            site, site, STATE_MASK, STATE_WHO_LO, STATE_WHO_SPAN, site, (uint32_t)GR_FSM_M_REP);
-        if (!write) {
-            /* a read covers the members only when none wrote */
-            gr_strbuf_appendf(out,
-                              "\tand.b32 %%gr_iu9, %%gr_iu7, %" PRIu32 ";\n"
-                              "\tsetp.eq.u32 %%gr_iq1, %%gr_iu9, 0;\n"
-                              "\tand.pred %%gr_iq3, %%gr_iq3, %%gr_iq1;\n",
-                              HI(GR_FSM_M_WTRI));
-        }
-        gr_strbuf_appendf(
-            out,
-            "\t@%%gr_iq3 bra $gr_i%" PRIu32 "_c;\n"
-            /* the latest member in this block, the block regular, its epoch 1..239 back */
-            "\tbfe.u32 %%gr_iu9, %%gr_iu6, %u, %u;\n"
-            "\tsub.u32 %%gr_iu9, %%gr_iu9, %%gr_ibase;\n"
-            "\tld.const.u32 %%gr_iu0, [" GR_RT_PARAMS_NAME "+%u];\n"
-            "\tsetp.ge.u32 %%gr_iq0, %%gr_iu9, %%gr_iu0;\n"
-            "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n"
-            "\tld.volatile.global.u32 %%gr_iu9, [%%gr_ibw];\n"
-            "\tand.b32 %%gr_iu9, %%gr_iu9, %u;\n"
-            "\tsetp.ne.u32 %%gr_iq0, %%gr_iu9, 0;\n"
-            "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n"
-            "\tshr.u32 %%gr_iu9, %%gr_iu6, %u;\n"
-            "\tsub.u32 %%gr_iu9, %%gr_iu2, %%gr_iu9;\n"
-            "\tand.b32 %%gr_iu9, %%gr_iu9, %" PRIu32 ";\n"
-            "\tsub.u32 %%gr_iu9, %%gr_iu9, 1;\n"
-            "\tsetp.gt.u32 %%gr_iq0, %%gr_iu9, %u;\n"
-            "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n",
-            site, low_bit(GR_FSM_M_REP), (unsigned)GR_FSM_REP_BITS, RT_OFF(threads_per_block),
-            site, (unsigned)(GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED), site, low_bit(GR_FSM_M_BAR),
-            (uint32_t)(GR_FSM_M_BAR >> low_bit(GR_FSM_M_BAR)), QUICK_BACK_MAX - 1u, site);
-        if (!write) {
-            gr_strbuf_appendf(out, "\t@%%gr_iq1 bra $gr_i%" PRIu32 "_c;\n", site);
-            emit_oldw_word(out);
-        }
-        gr_strbuf_appendf(out,
-                          "$gr_i%" PRIu32 "_c:\n"
-                          "\tatom.%s.cas.b64 %%gr_id6, [%s], %%gr_id4, %%gr_id5;\n"
-                          "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, %%gr_id4;\n"
-                          "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n",
-                          site, sp, sa, site);
-    }
+                      "\tmov.b64 %%gr_id5, {%%gr_iu10, %%gr_iu5};\n",
+                      low_bit(GR_FSM_M_BAR));
+    if (ngran > 1) emit_granules(out, site, ngran, write, sp, sa);
+    else emit_one_granule(out, site, write, sp, sa);
     /* The slow path: the hook, unchanged but for .uni (the lanes may have diverged here). */
     gr_strbuf_appendf(out,
                       "$gr_i%" PRIu32 "_s:\n"

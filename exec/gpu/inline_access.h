@@ -9,14 +9,21 @@
  *   - the access is ordered after every member (same thread, or a barrier of a regular block
  *     it waited at) and covers them: CAS to the access alone; a read that does not cover
  *     (the members wrote) becomes the OLDW word gr_fsm_update_slow() builds for it;
+ *   - a read by another thread of the members' block at their barrier and warp epochs, with
+ *     no writer among them or an OLDW word (broadcast reads): the word's union with the read,
+ *     a warp or block summary; when that equals the old word but for the latest member and
+ *     instruction (a summary the read already belongs to), nothing; else CAS;
  * and calls the hook, unchanged, for everything else (module .global variables, out of
- * bounds, a CAS that lost, words the rules must look at). Accesses of 8 or 16 bytes check
- * every granule and take only the first case inline.
+ * bounds, words the rules must look at). A lost CAS decides again on the word that won (a
+ * few times, then the hook). Accesses of 8 or 16 bytes check every granule and take only the
+ * "nothing" cases inline (the thread's own word, or one summary the read belongs to).
  *
  * The code reads the launch parameters from __gr_rt (offsets from rt_abi.h) and builds shadow
  * words from the field masks of oracle/fsm_rules.h. Per function a prologue computes, once,
- * the thread's record pointer, its rep field, its block's first thread and word, and the shared
- * shadow base; ptxas drops what a function does not use. */
+ * the thread's record pointer, its rep field, its index in the block, its block's first thread
+ * and word, its warp's word and the shared shadow base; ptxas drops what a function does not
+ * use. The exact conditions are in exec/gpu/README.md (Inlining); tests/gpu checks a C model of
+ * the emitted decision against the host FSM. */
 #ifndef GR_EXEC_GPU_INLINE_ACCESS_H
 #define GR_EXEC_GPU_INLINE_ACCESS_H
 

@@ -11,8 +11,9 @@
  *     every label), loaded first so a hot block costs one cached load;
  *   - inline checks: the hook call of a plain access becomes its common path in PTX, the call
  *     kept for the slow path (inline_access.h; off with gr_gpu_options.inline_checks);
- * and, optionally, hooks before ld.global.nc are dropped (read-only data cannot race) and hooks of
- * loads from never-written parameter buffers are guarded by __gr_ro_params (readonly.h). */
+ * and, optionally, the race check of ld.global.nc (read-only data cannot race) and of loads from
+ * never-written parameter buffers (guarded by __gr_ro_params, readonly.h) is skipped; such loads
+ * keep a bounds-only check (open_bounds_guard) so an out-of-bounds read is still reported. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@ extern const char gr_gpu_runtime_source[];
 extern const size_t gr_gpu_runtime_source_len;
 
 /* Bumped whenever the passes below change what they emit (part of the cache key). */
-#define GR_GPU_MODULE_FORMAT 5u
+#define GR_GPU_MODULE_FORMAT 6u
 
 void gr_gpu_options_default(gr_gpu_options *o) {
     memset(o, 0, sizeof *o);
@@ -47,6 +48,7 @@ void gr_gpu_options_default(gr_gpu_options *o) {
     o->step_budget = true;
     o->skip_nc_loads = true;
     o->skip_readonly_loads = true;
+    o->bounds_checks = true;
     /* GPURACE_GPU_INLINE=0 keeps every hook call (A/B comparisons of the inline path). */
     const char *env = getenv("GPURACE_GPU_INLINE");
     o->inline_checks = !(env && strcmp(env, "0") == 0);
@@ -204,32 +206,121 @@ static bool next_is_nc_load(const char *p, const char *end) {
     return false;
 }
 
-/* A read hook of a never-written parameter buffer: run only when some parameter of `mask`
- * lacks its bit in __gr_ro_params (set per launch by the host). The mask is uniform, so the
- * branch keeps the warp converged and call.uni stays valid. Opens a scope closed by
- * close_readonly_guard() after the hook (or its inline check). */
-static void open_readonly_guard(gr_strbuf *out, uint32_t mask, uint32_t label) {
-    gr_strbuf_appendf(out,
-                      "\t{ .reg .b32 %%gr_ro; .reg .pred %%gr_rp; ld.const.u32 %%gr_ro, "
-                      "[" GR_RT_RO_PARAMS_NAME "]; and.b32 %%gr_ro, %%gr_ro, %" PRIu32 "; "
-                      "setp.eq.u32 %%gr_rp, %%gr_ro, %" PRIu32 "; @%%gr_rp bra.uni $gr_ro_%" PRIu32
-                      ";\n",
-                      mask, mask, label);
+/* The address operand (a register) and access size of a hook call line; false for any other
+ * shape (the caller then keeps the full check). */
+static bool hook_operands(const char *s, size_t len, char *addr, size_t n, uint32_t *size) {
+    const char *end = s + len;
+    const char *h = s;
+    while (h < end && strncmp(h, "__gr_hook_access", 16) != 0) h++;
+    const char *open = h < end ? memchr(h, '(', (size_t)(end - h)) : NULL;
+    if (!open) return false;
+    const char *a = skip_space(open + 1);
+    size_t k = 0;
+    while (a + k < end && a[k] != ',' && a[k] != ' ' && a[k] != '\t' && a[k] != ')') k++;
+    if (k == 0 || k >= n || a[0] != '%' || (k == 10 && strncmp(a, "%gr_addr32", 10) == 0))
+        return false;
+    memcpy(addr, a, k);
+    addr[k] = '\0';
+    const char *comma = memchr(a + k, ',', (size_t)(end - a - k));
+    if (!comma) return false;
+    char *stop = NULL;
+    unsigned long info = strtoul(skip_space(comma + 1), &stop, 0);
+    if (!stop || stop == comma + 1) return false;
+    *size = (uint32_t)(info & GR_HOOK_ACCESS_SIZE_MASK);
+    return *size != 0;
 }
 
-static void close_readonly_guard(gr_strbuf *out, uint32_t label) {
+/* Parameters whose bounds one site may compare (more: the full check runs). */
+#define BOUNDS_MAX_PARAMS 8
+
+/* A load whose race check may be skipped keeps a bounds-only check; opens a scope that
+ * close_bounds_guard() closes after the hook (or its inline check), which runs only when the
+ * address is not shown to be in bounds.
+ *   ro_mask != 0 (a read of never-written parameter buffers, readonly.h): the skip needs every
+ *     bit of ro_mask in __gr_ro_params (set per launch by the host; uniform, so bra.uni keeps
+ *     the warp converged);
+ *   bounds_mask != 0: in bounds = inside the launch buffer of one of these parameters
+ *     (__gr_ro_bounds: two constant loads and two compares, no memory traffic);
+ *   addr == NULL: no bounds check (the old skip: the hook line could not be read);
+ *   otherwise (ld.global.nc of unknown provenance, or too many parameters): inside the launch arena and its
+ *     last granule's shadow word is not the red-zone poison (one 4-byte load of the shadow);
+ *     addresses outside the arena (module variables, or out of bounds) go to the hook.
+ * A failed check calls the hook, which reports the out-of-bounds access (red zone or outside
+ * every buffer) or, inside another buffer, checks it as any access. */
+static void open_bounds_guard(gr_strbuf *out, uint32_t ro_mask, uint32_t bounds_mask,
+                              const char *addr, uint32_t size, uint32_t label) {
+    gr_strbuf_append(out, "\t{ .reg .b32 %gr_ro; .reg .pred %gr_rp; .reg .b64 %gr_rb<3>;\n");
+    if (ro_mask)
+        gr_strbuf_appendf(out,
+                          "\tld.const.u32 %%gr_ro, [" GR_RT_RO_PARAMS_NAME "]; and.b32 %%gr_ro, "
+                          "%%gr_ro, %" PRIu32 "; setp.ne.u32 %%gr_rp, %%gr_ro, %" PRIu32
+                          "; @%%gr_rp bra.uni $gr_rc_%" PRIu32 ";\n",
+                          ro_mask, ro_mask, label);
+    if (!addr) {
+        gr_strbuf_appendf(out, "\tbra.uni $gr_ro_%" PRIu32 ";\n", label); /* no bounds check */
+    } else if (bounds_mask && __builtin_popcount(bounds_mask) <= BOUNDS_MAX_PARAMS) {
+        for (uint32_t m = bounds_mask; m; m &= m - 1) {
+            unsigned i = (unsigned)__builtin_ctz(m);
+            gr_strbuf_appendf(out,
+                              "\tld.const.v2.u64 {%%gr_rb0, %%gr_rb1}, [" GR_RT_RO_BOUNDS_NAME
+                              "+%u]; sub.u64 %%gr_rb0, %s, %%gr_rb0; add.u64 %%gr_rb2, %%gr_rb0, "
+                              "%" PRIu32 "; setp.lt.u64 %%gr_rp, %%gr_rb0, %%gr_rb1; "
+                              "setp.le.and.u64 %%gr_rp, %%gr_rb2, %%gr_rb1, %%gr_rp; "
+                              "@%%gr_rp bra $gr_ro_%" PRIu32 ";\n",
+                              16u * i, addr, size, label);
+        }
+    } else {
+        gr_strbuf_appendf(
+            out,
+            "\tld.const.u32 %%gr_ro, [" GR_RT_PARAMS_NAME "+%u]; setp.eq.u32 %%gr_rp, %%gr_ro, 0; "
+            "@%%gr_rp bra.uni $gr_ro_%" PRIu32 ";\n"
+            "\tld.const.u64 %%gr_rb0, [" GR_RT_PARAMS_NAME "+%u]; ld.const.u64 %%gr_rb1, "
+            "[" GR_RT_PARAMS_NAME "+%u]; sub.u64 %%gr_rb1, %%gr_rb1, %%gr_rb0; sub.u64 %%gr_rb0, "
+            "%s, %%gr_rb0; add.u64 %%gr_rb0, %%gr_rb0, %" PRIu32 "; setp.ge.u64 %%gr_rp, "
+            "%%gr_rb0, %%gr_rb1; @%%gr_rp bra $gr_rc_%" PRIu32 ";\n"
+            "\tand.b64 %%gr_rb0, %%gr_rb0, -4; ld.const.u64 %%gr_rb2, [" GR_RT_PARAMS_NAME
+            "+%u]; mad.lo.u64 %%gr_rb2, %%gr_rb0, 2, %%gr_rb2; ld.global.u32 %%gr_ro, "
+            "[%%gr_rb2]; and.b32 %%gr_ro, %%gr_ro, 15; setp.ne.u32 %%gr_rp, %%gr_ro, %u; "
+            "@%%gr_rp bra $gr_ro_%" PRIu32 ";\n",
+            (unsigned)offsetof(gr_rt_params, detect), label,
+            (unsigned)offsetof(gr_rt_params, arena_lo), (unsigned)offsetof(gr_rt_params, arena_hi),
+            addr, size - 1u, label, (unsigned)offsetof(gr_rt_params, arena_shadow),
+            GR_RT_POISON_STATE, label);
+    }
+    gr_strbuf_appendf(out, "$gr_rc_%" PRIu32 ":\n", label);
+}
+
+static void close_bounds_guard(gr_strbuf *out, uint32_t label) {
     gr_strbuf_appendf(out, "$gr_ro_%" PRIu32 ":\n\t}\n", label);
 }
 
-/* The hook call at `line`, or its inline check when enabled and the access is eligible. */
+/* The hook call line as is, or, after a per-lane branch (`diverged`: a bounds guard), with
+ * `call.uni` made a plain `call` (the lanes may no longer be converged). */
+static void emit_hook_line(gr_strbuf *out, const char *line, size_t len, bool diverged) {
+    const char *uni = NULL;
+    for (size_t i = 0; diverged && i + 9 <= len; i++)
+        if (memcmp(line + i, "call.uni", 8) == 0 && (line[i + 8] == ' ' || line[i + 8] == '\t')) {
+            uni = line + i;
+            break;
+        }
+    if (uni) {
+        gr_strbuf_append_n(out, line, (size_t)(uni - line) + 4);
+        gr_strbuf_append_n(out, uni + 8, len - (size_t)(uni - line) - 8);
+    } else {
+        gr_strbuf_append_n(out, line, len);
+    }
+    if (len && line[len - 1] != '\n') gr_strbuf_putc(out, '\n');
+}
+
+/* The hook call at `line`, or its inline check when enabled and the access is eligible (its
+ * slow path is a plain call). */
 static void emit_access_hook(gr_strbuf *out, const char *line, size_t len, const gr_gpu_options *o,
-                             gr_gpu_prep_stats *st) {
+                             gr_gpu_prep_stats *st, bool diverged) {
     if (o->inline_checks && gr_gpu_inline_access(out, line, len, st->inline_sites)) {
         st->inline_sites++;
         return;
     }
-    gr_strbuf_append_n(out, line, len);
-    if (len && line[len - 1] != '\n') gr_strbuf_putc(out, '\n');
+    emit_hook_line(out, line, len, diverged);
 }
 
 /* "mov.u32 DST, %dynamic_smem_size;" (optionally guarded) becomes a load of the user's
@@ -292,6 +383,8 @@ static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *ou
             gr_strbuf_appendf(out, ".extern .global .align 1 .b8 " GR_RT_COV_NAME "[%u];\n",
                               GR_RT_COV_MAX);
             gr_strbuf_append(out, ".extern .const .align 4 .u32 " GR_RT_RO_PARAMS_NAME ";\n");
+            gr_strbuf_appendf(out, ".extern .const .align 16 .b8 " GR_RT_RO_BOUNDS_NAME "[%u];\n",
+                              16u * GR_RT_RO_BOUNDS_PARAMS);
             /* the launch parameters: the inline checks and the dynamic shared size read them */
             gr_strbuf_appendf(out, ".extern .const .align 8 .b8 " GR_RT_PARAMS_NAME "[%u];\n",
                               (unsigned)sizeof(gr_rt_params));
@@ -365,20 +458,35 @@ static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *ou
                 st->backward_branches++;
             }
             if (line_contains(s, slen, "__gr_hook_access") && line_contains(s, slen, "call")) {
+                while (next_ro < ro.nhooks && ro.hooks[next_ro].line < line_no) next_ro++;
+                uint32_t ro_mask = next_ro < ro.nhooks && ro.hooks[next_ro].line == line_no
+                                       ? ro.hooks[next_ro].mask
+                                       : 0u;
+                char addr[64];
+                uint32_t size = 0;
+                bool operands = hook_operands(s, slen, addr, sizeof addr, &size);
                 if (o->skip_nc_loads && next_is_nc_load(p, end)) {
+                    /* read-only for the kernel's duration: no race check, bounds only */
                     st->nc_loads_skipped++;
+                    if (!operands || !o->bounds_checks) continue;
+                    uint32_t label = st->bounds_checks++;
+                    open_bounds_guard(out, 0u, ro_mask, addr, size, label);
+                    emit_hook_line(out, p, len, true);
+                    close_bounds_guard(out, label);
                     continue;
                 }
                 st->accesses++;
-                while (next_ro < ro.nhooks && ro.hooks[next_ro].line < line_no) next_ro++;
-                if (next_ro < ro.nhooks && ro.hooks[next_ro].line == line_no) {
-                    uint32_t label = st->readonly_loads_skipped++;
-                    open_readonly_guard(out, ro.hooks[next_ro].mask, label);
-                    emit_access_hook(out, p, len, o, st);
-                    close_readonly_guard(out, label);
+                if (ro_mask) {
+                    st->readonly_loads_skipped++;
+                    uint32_t label = st->bounds_checks++;
+                    /* without the operands (or bounds checks) the race check alone is skipped */
+                    bool bounds = operands && o->bounds_checks;
+                    open_bounds_guard(out, ro_mask, ro_mask, bounds ? addr : NULL, size, label);
+                    emit_access_hook(out, p, len, o, st, bounds);
+                    close_bounds_guard(out, label);
                     continue;
                 }
-                emit_access_hook(out, p, len, o, st);
+                emit_access_hook(out, p, len, o, st, false);
                 continue;
             }
         }

@@ -5,7 +5,9 @@
  *   __gr_rt            gr_rt_params (constant memory): where every table lives, the geometry
  *   __gr_step_budget   backward branches a thread may take before the launch counts as a hang
  *   __gr_cov           one byte per instrumented basic block, set when the block runs
- *   __gr_ro_params     bit i: parameter i's buffer is written by no parameter of the launch */
+ *   __gr_ro_params     bit i: parameter i's buffer is written by no parameter of the launch
+ *   __gr_ro_bounds     per parameter, the launch buffer its value points into (start, size):
+ *                      loads left unchecked for races still check these bounds */
 #ifndef GR_EXEC_GPU_RT_ABI_H
 #define GR_EXEC_GPU_RT_ABI_H
 
@@ -18,10 +20,18 @@ typedef uint32_t gr_rt_u32;
 typedef uint64_t gr_rt_u64;
 #endif
 
+#if defined(__CUDACC__)
+#define GR_RT_FN static __host__ __device__ __forceinline__
+#else
+#define GR_RT_FN static inline
+#endif
+
 #define GR_RT_PARAMS_NAME "__gr_rt"
 #define GR_RT_BUDGET_NAME "__gr_step_budget"
 #define GR_RT_COV_NAME "__gr_cov"
 #define GR_RT_RO_PARAMS_NAME "__gr_ro_params" /* u32 in constant memory, see readonly.h */
+#define GR_RT_RO_BOUNDS_NAME "__gr_ro_bounds" /* gr_rt_u64[2 * 32] in constant memory */
+#define GR_RT_RO_BOUNDS_PARAMS 32u
 #define GR_RT_COV_MAX 65536u /* basic blocks with a coverage byte; later ones share the last */
 
 /* A shadow word whose state field is 15 (never a valid FSM state) marks a red zone between
@@ -37,10 +47,22 @@ typedef struct gr_rt_thread {
     unsigned char fence_level; /* widest fence so far: 0 none, 1 cta, 2 gpu */
     unsigned char strong_read; /* a strong read happened: a later fence acquires */
     unsigned char touched;     /* accessed memory since its last barrier */
-    gr_rt_u32 pad;
+    gr_rt_u32 bar_trace;       /* gr_rt_bar_trace_step over the full barriers passed (bar counts
+                                * them): two threads of a block that passed the same barrier
+                                * instructions in the same order have the same trace */
 } gr_rt_thread;
 
-/* Per-block word (gr_rt_u32): */
+/* Per block, GR_RT_BLOCK_WORDS words (gr_rt_u32), zeroed before each launch: the flag word
+ * below, then per acquire level (1 block scope, 2 device scope) the earliest barrier epoch at
+ * which a thread of the block acquired, stored as 0xffffffff - epoch (an atomicMax; 0: none).
+ * A thread whose barrier epoch is later than that is ordered after the acquire by the barrier
+ * in between, so it inherits the acquire (the host FSM does this when a barrier completes; on
+ * the device the barrier's hook runs before the barrier, possibly before the acquire). */
+#define GR_RT_BLOCK_WORDS 4u
+#define GR_RT_NO_CALL 0xffffffffu
+#define GR_RT_BLOCK_ACQ1 1u
+#define GR_RT_BLOCK_ACQ2 2u
+/* Per-block flag word: */
 #define GR_RT_BLOCK_IRREGULAR 1u /* a barrier missed some live thread: epochs not comparable */
 #define GR_RT_BLOCK_REL_ANY 2u   /* some release in the block */
 #define GR_RT_BLOCK_REL_GPU 4u   /* some gpu-scope release in the block */
@@ -48,6 +70,8 @@ typedef struct gr_rt_thread {
                                   * barriers no longer order every access (gr_fsm_ctx) */
 #define GR_RT_BLOCK_TAINT1 16u   /* some thread acquired in block scope */
 #define GR_RT_BLOCK_TAINT2 32u   /* some thread may be ordered after anyone */
+#define GR_RT_BLOCK_FULL_ARRIVE 64u /* bar.arrive on a barrier of every thread: arrivals that do
+                                     * not wait are not counted, so counts may differ */
 /* Per-warp word (gr_rt_u64): low 32 bits exited lanes, bit 32 irregular warp syncs. */
 #define GR_RT_WARP_IRREGULAR (1ull << 32)
 
@@ -74,7 +98,73 @@ typedef struct gr_rt_counters {
     /* Accesses the FSM could not decide, spread over slots (block % GR_RT_SHARDS) so that hot
      * undecided paths do not meet on one atomic; the host adds them up. */
     gr_rt_u64 undecided_shards[32];
+    /* Barrier divergence (gr_rt_bar_fold): blocks whose threads passed different full
+     * barriers, and the first such block's fold. */
+    gr_rt_u32 div_blocks, div_block;
+    gr_rt_u32 div_verdict, div_pad; /* GR_RT_DIV_* */
+    gr_rt_u64 div_max_key, div_min_key, div_diff_key;
 } gr_rt_counters;
+
+/* ---- barrier divergence --------------------------------------------------------------------
+ * A launch that completes on the GPU may still have diverged at its barriers (Volta and later
+ * count exited threads as arrived, and two different bar.sync instructions may release each
+ * other), which the simulator reports. Every thread counts the barriers that wait for the whole
+ * block (bar.sync/barrier.sync/bar.red without a thread count or with one >= the block size:
+ * gr_rt_thread.bar), hashes their instruction ids in order (bar_trace) and keeps the last one
+ * (params.bar_last). At exit each group of lanes with the same history folds it into its
+ * block's gr_rt_bar_fold with a few atomics; the block's last group decides with
+ * gr_rt_bar_verdict and, when the threads disagree, counts the block in the counters. */
+typedef struct gr_rt_bar_fold {
+    gr_rt_u64 max_key;     /* max of gr_rt_bar_key over the block's threads */
+    gr_rt_u64 min_key_inv; /* ~min of the same (a max of complements: zero is the start) */
+    gr_rt_u64 ref;         /* gr_rt_bar_ref of the first group to exit; 0 none yet */
+    gr_rt_u64 diff_key;    /* max key of the groups whose ref differed from it */
+    gr_rt_u32 exited;      /* threads folded so far */
+    gr_rt_u32 flags;       /* GR_RT_BAR_TRACE_DIFF */
+} gr_rt_bar_fold;
+
+#define GR_RT_BAR_TRACE_DIFF 1u
+#define GR_RT_BAR_NONE 0x3fffffffu /* gr_rt_bar_key's instruction when no barrier was passed */
+#define GR_RT_BAR_COUNT_MAX 0xffffffu
+
+/* Verdicts. */
+#define GR_RT_DIV_NONE 0u
+#define GR_RT_DIV_COUNT 1u /* some threads exited after fewer barriers than others passed */
+#define GR_RT_DIV_TRACE 2u /* as many barriers, but different barrier instructions */
+
+/* Order-sensitive hash of barrier instruction ids. */
+GR_RT_FN gr_rt_u32 gr_rt_bar_trace_step(gr_rt_u32 h, gr_rt_u32 insn) {
+    h = (h + insn + 1u) * 0x9e3779b1u;
+    return h ^ (h >> 15);
+}
+
+/* Count (saturated to 24 bits), last barrier instruction (30 bits), thread in block (10 bits):
+ * a max (min) of keys is a thread with the most (fewest) barriers. */
+GR_RT_FN gr_rt_u64 gr_rt_bar_key(gr_rt_u32 count, gr_rt_u32 last_insn, gr_rt_u32 tid) {
+    gr_rt_u64 c = count < GR_RT_BAR_COUNT_MAX ? count : GR_RT_BAR_COUNT_MAX;
+    gr_rt_u64 i = last_insn < GR_RT_BAR_NONE ? last_insn : GR_RT_BAR_NONE;
+    return (c << 40) | (i << 10) | (tid & 1023u);
+}
+GR_RT_FN gr_rt_u32 gr_rt_bar_key_count(gr_rt_u64 key) { return (gr_rt_u32)(key >> 40); }
+GR_RT_FN gr_rt_u32 gr_rt_bar_key_insn(gr_rt_u64 key) {
+    return (gr_rt_u32)(key >> 10) & GR_RT_BAR_NONE;
+}
+GR_RT_FN gr_rt_u32 gr_rt_bar_key_tid(gr_rt_u64 key) { return (gr_rt_u32)key & 1023u; }
+
+/* A thread's whole history in one nonzero word: equal words, same barriers in the same order
+ * (but for a 32-bit hash collision). */
+GR_RT_FN gr_rt_u64 gr_rt_bar_ref(gr_rt_u32 count, gr_rt_u32 trace) {
+    return (1ull << 63) | ((gr_rt_u64)(count & 0x7fffffffu) << 32) | trace;
+}
+
+/* The block's verdict once all its threads have exited. A block that used bar.arrive on a
+ * full barrier is not judged (arrivals without waiting are not counted). */
+GR_RT_FN gr_rt_u32 gr_rt_bar_verdict(gr_rt_u64 max_key, gr_rt_u64 min_key, gr_rt_u32 flags,
+                                     gr_rt_u32 block_word) {
+    if (block_word & GR_RT_BLOCK_FULL_ARRIVE) return GR_RT_DIV_NONE;
+    if (gr_rt_bar_key_count(max_key) != gr_rt_bar_key_count(min_key)) return GR_RT_DIV_COUNT;
+    return (flags & GR_RT_BAR_TRACE_DIFF) ? GR_RT_DIV_TRACE : GR_RT_DIV_NONE;
+}
 
 /* Host-mapped (pinned) memory: still readable after a trap kills the context. */
 typedef struct gr_rt_hang {
@@ -88,7 +178,8 @@ typedef struct gr_rt_params {
     gr_rt_u64 arena_lo, arena_hi, arena_shadow;       /* launch buffers and their shadow */
     gr_rt_u64 globals_lo, globals_hi, globals_shadow; /* module .global variables */
     gr_rt_u64 threads;    /* gr_rt_thread[nthreads] */
-    gr_rt_u64 blocks;     /* gr_rt_u32[nblocks] */
+    gr_rt_u64 blocks;     /* gr_rt_u32[GR_RT_BLOCK_WORDS * nblocks]: per block, the flag word
+                           * (GR_RT_BLOCK_*) then GR_RT_BLOCK_ACQ1/ACQ2 */
     gr_rt_u64 warps;      /* gr_rt_u64[nblocks * warps_per_block] */
     gr_rt_u64 records;    /* gr_rt_record[record_cap] */
     gr_rt_u64 dedup;      /* gr_rt_u64[dedup_cap] signature slots (power of two) */
@@ -104,6 +195,10 @@ typedef struct gr_rt_params {
     /* The launch's dynamic shared bytes as the user asked (the kernel reads this instead of
      * %dynamic_smem_size, which includes the shadow appended to it). */
     gr_rt_u32 user_dyn_bytes;
+    gr_rt_u64 bar_last;  /* gr_rt_u32[nthreads]: each thread's last full barrier instruction */
+    gr_rt_u64 bar_fold;  /* gr_rt_bar_fold[nblocks], zeroed before each launch */
+    gr_rt_u64 user_call; /* gr_rt_u32[nthreads]: each thread's latest call from the user's code
+                          * into a header function (GR_HOOK_EV_CALL), GR_RT_NO_CALL before any */
 } gr_rt_params;
 
 #endif

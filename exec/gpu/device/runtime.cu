@@ -18,11 +18,14 @@ extern "C" __constant__ gr_rt_params __gr_rt;
 extern "C" __device__ u32 __gr_step_budget;
 extern "C" __constant__ u32 __gr_ro_params; /* bit i: parameter i's buffer is read-only */
 extern "C" __device__ unsigned char __gr_cov[GR_RT_COV_MAX];
+/* Per parameter: start and size of the launch buffer it points into (bounds-only checks). */
+extern "C" __constant__ __align__(16) u64 __gr_ro_bounds[2u * GR_RT_RO_BOUNDS_PARAMS];
 
 __constant__ gr_rt_params __gr_rt;
 __device__ u32 __gr_step_budget;
 __constant__ u32 __gr_ro_params;
 __device__ unsigned char __gr_cov[GR_RT_COV_MAX];
+__constant__ __align__(16) u64 __gr_ro_bounds[2u * GR_RT_RO_BOUNDS_PARAMS];
 
 /* Dynamic shared memory: the kernel's own bytes first, then the shared shadow. */
 extern __shared__ __align__(16) unsigned char __gr_dyn_shared[];
@@ -42,7 +45,7 @@ static __device__ __forceinline__ gr_rt_thread *rt_thread(u32 linear) {
     return (gr_rt_thread *)__gr_rt.threads + linear;
 }
 static __device__ __forceinline__ u32 *rt_block_word(u32 block) {
-    return (u32 *)__gr_rt.blocks + block;
+    return (u32 *)__gr_rt.blocks + (u64)block * GR_RT_BLOCK_WORDS;
 }
 static __device__ __forceinline__ u64 *rt_warp_word(u32 block, u32 warp) {
     return (u64 *)__gr_rt.warps + (u64)block * __gr_rt.warps_per_block + warp;
@@ -54,11 +57,35 @@ static __device__ __forceinline__ u64 *rt_shared_shadow() {
     return (u64 *)(__gr_dyn_shared + __gr_rt.user_dyn_shared);
 }
 
+/* The instruction a finding in a header function is reported at: the thread's latest call
+ * from the user's code into a header (GR_HOOK_EV_CALL), else the instruction itself. */
+static __device__ __forceinline__ u32 rt_user_call(u32 thread, u32 id) {
+    u32 call = ((const u32 *)__gr_rt.user_call)[thread];
+    return call != GR_RT_NO_CALL ? call : id;
+}
+
 /* Adds the lanes of the warp for which `flag` holds to a counter with one atomic. */
 static __device__ __forceinline__ void rt_count_warp(unsigned long long *counter, bool flag) {
     u32 act = __activemask();
     u32 m = __ballot_sync(act, flag);
     if (m && rt_lane() == (u32)(__ffs(m) - 1)) atomicAdd(counter, (unsigned long long)__popc(m));
+}
+
+/* Lockstep warp model: a warp executes one instruction at a time for all its lanes, so each
+ * access instruction is a step of the whole warp, ordered after the warp's earlier steps (the
+ * simulator sends a warp step before every access). The warp's steps are counted in bits
+ * 40..63 of its word; a thread's wep field holds the count at its latest barrier, so that
+ * epochs, as on the host, count the steps since the barrier. */
+#define RT_WARP_STEP_SHIFT 40
+static __device__ __forceinline__ u32 rt_warp_steps(u32 block, u32 tid) {
+    return (u32)(*(volatile u64 *)rt_warp_word(block, tid / 32u) >> RT_WARP_STEP_SHIFT);
+}
+static __device__ u32 rt_lockstep_step(u32 block, u32 tid) {
+    u32 act = __activemask(), leader = (u32)__ffs(act) - 1u, before = 0u;
+    if (rt_lane() == leader)
+        before = (u32)(atomicAdd(rt_warp_word(block, tid / 32u), 1ull << RT_WARP_STEP_SHIFT) >>
+                       RT_WARP_STEP_SHIFT);
+    return (__shfl_sync(act, before, leader) + 1u) & 0xffffffu;
 }
 
 /* Lanes of this thread's warp that exist and have not exited. */
@@ -78,6 +105,18 @@ static __device__ void rt_acquire(gr_rt_thread *t, u32 block, u32 level) {
     u32 got = level == 1u ? (rt_block_taint(bw) == 2u ? 2u : 1u) : 2u;
     if (got > t->taint) t->taint = (unsigned char)got;
     atomicOr(rt_block_word(block), t->taint == 2u ? GR_RT_BLOCK_TAINT2 : GR_RT_BLOCK_TAINT1);
+    atomicMax(rt_block_word(block) + (t->taint == 2u ? GR_RT_BLOCK_ACQ2 : GR_RT_BLOCK_ACQ1),
+              0xffffffffu - t->bar);
+}
+
+/* The acquire level a thread at barrier epoch `bar` inherits from its block: that of an
+ * acquire at an earlier epoch (a barrier lies between them). */
+static __device__ u32 rt_inherited_taint(u32 block, u32 bar) {
+    const volatile u32 *w = rt_block_word(block);
+    u32 a2 = w[GR_RT_BLOCK_ACQ2], a1 = w[GR_RT_BLOCK_ACQ1];
+    if (a2 && 0xffffffffu - a2 < bar) return 2u;
+    if (a1 && 0xffffffffu - a1 < bar) return 1u;
+    return 0u;
 }
 
 static __device__ void rt_release(u32 block, u32 level) {
@@ -166,6 +205,13 @@ static __device__ __noinline__ void rt_update(u64 *p, u64 old, const gr_fsm_acce
                                               u32 block, u32 tid, u32 taint, u64 gaddr, u32 size) {
     u32 tpb = __gr_rt.threads_per_block;
     u32 bw = *(volatile u32 *)rt_block_word(block);
+    if (taint < 2u && (bw & (GR_RT_BLOCK_TAINT1 | GR_RT_BLOCK_TAINT2))) {
+        u32 inherited = rt_inherited_taint(block, fa->bar);
+        if (inherited > taint) {
+            taint = inherited;
+            rt_thread(fa->thread)->taint = (unsigned char)taint;
+        }
+    }
     gr_fsm_ctx ctx = {};
     ctx.threads_per_block = tpb;
     ctx.warp_size = 32u;
@@ -243,6 +289,7 @@ extern "C" __device__ void __gr_hook_access(u64 addr, u32 info, u32 id) {
     u32 shared = space != GR_HOOK_SPACE_GLOBAL ? 1u : 0u;
     u32 tid = rt_tid(), block = rt_block();
     u32 thread = block * __gr_rt.threads_per_block + tid;
+    if (info & GR_HOOK_IN_LIBRARY) id = rt_user_call(thread, id);
 
     u64 *shadow;
     u64 first = addr & ~3ull;
@@ -272,7 +319,7 @@ extern "C" __device__ void __gr_hook_access(u64 addr, u32 info, u32 id) {
     gr_fsm_access fa = {};
     fa.thread = thread;
     fa.bar = ts.x;
-    fa.wep = ts.y;
+    fa.wep = __gr_rt.lockstep ? (rt_lockstep_step(block, tid) - ts.y) & 0xffffffu : ts.y;
     fa.instr = id < GR_FSM_INSTR_UNKNOWN ? id : GR_FSM_INSTR_UNKNOWN;
     fa.write = (info & GR_HOOK_ACCESS_WRITE) != 0u;
     fa.atomic = atomic;
@@ -299,16 +346,61 @@ static __device__ void rt_warp_sync(u32 mask, u32 block, u32 tid, gr_rt_thread *
     u32 live = rt_live_lanes(block, tid);
     u32 taint = __reduce_max_sync(member, (u32)t->taint);
     if (taint > t->taint) t->taint = (unsigned char)taint;
+    if (__gr_rt.lockstep) return; /* every access is a step of its own (rt_lockstep_step) */
     if ((mask & live) == live) t->wep++;
     else atomicOr(rt_warp_word(block, tid / 32u), GR_RT_WARP_IRREGULAR);
 }
 
+/* A thread leaves the kernel: lanes with the same barrier history fold it into the block's
+ * gr_rt_bar_fold (rt_abi.h) with one leader's atomics; the block's last leader decides. */
+static __device__ __noinline__ void rt_bar_exit(const gr_rt_thread *t, u32 block, u32 tid,
+                                                u32 thread) {
+    u32 count = t->bar, trace = t->bar_trace;
+    u32 last = count ? ((const u32 *)__gr_rt.bar_last)[thread] : GR_RT_BAR_NONE;
+    u64 ref = gr_rt_bar_ref(count, trace);
+    u32 same = __match_any_sync(__activemask(), ref);
+    if (rt_lane() != (u32)(__ffs(same) - 1)) return;
+    gr_rt_bar_fold *f = (gr_rt_bar_fold *)__gr_rt.bar_fold + block;
+    u64 key = gr_rt_bar_key(count, last, tid);
+    atomicMax(&f->max_key, key);
+    atomicMax(&f->min_key_inv, ~key);
+    u64 seen = *(volatile u64 *)&f->ref;
+    if (seen == 0ull) {
+        u64 prev = atomicCAS(&f->ref, 0ull, ref);
+        seen = prev ? prev : ref;
+    }
+    if (seen != ref) {
+        atomicOr(&f->flags, GR_RT_BAR_TRACE_DIFF);
+        atomicMax(&f->diff_key, key);
+    }
+    __threadfence();
+    u32 n = (u32)__popc(same);
+    if (atomicAdd(&f->exited, n) + n != __gr_rt.threads_per_block) return;
+    __threadfence(); /* every other group's fold is visible: decide for the block */
+    u64 max_key = *(volatile u64 *)&f->max_key;
+    u64 min_key = ~*(volatile u64 *)&f->min_key_inv;
+    u32 flags = *(volatile u32 *)&f->flags;
+    u32 verdict = gr_rt_bar_verdict(max_key, min_key, flags, *(volatile u32 *)rt_block_word(block));
+    if (verdict == GR_RT_DIV_NONE) return;
+    gr_rt_counters *c = rt_counters();
+    if (atomicAdd(&c->div_blocks, 1u) == 0u) {
+        c->div_block = block;
+        c->div_verdict = verdict;
+        c->div_max_key = max_key;
+        c->div_min_key = min_key;
+        c->div_diff_key = *(volatile u64 *)&f->diff_key;
+    }
+}
+
 extern "C" __device__ void __gr_hook_sync(u32 info, u32 id, u32 arg0, u32 arg1) {
-    (void)id;
     if (!__gr_rt.detect) return;
     u32 tid = rt_tid(), block = rt_block(), tpb = __gr_rt.threads_per_block;
     gr_rt_thread *t = rt_thread(block * tpb + tid);
+    if (info & GR_HOOK_IN_LIBRARY) id = rt_user_call(block * tpb + tid, id);
     switch (GR_HOOK_SYNC_EVENT(info)) {
+    case GR_HOOK_EV_CALL:
+        ((u32 *)__gr_rt.user_call)[block * tpb + tid] = id;
+        break;
     case GR_HOOK_EV_BARRIER:
     case GR_HOOK_EV_BARRIER_RED: {
         bool full = !(info & GR_HOOK_SYNC_HAS_COUNT) || arg1 >= tpb;
@@ -320,14 +412,19 @@ extern "C" __device__ void __gr_hook_sync(u32 info, u32 id, u32 arg0, u32 arg1) 
         u32 bt = rt_block_taint(*(volatile u32 *)rt_block_word(block));
         if (bt > t->taint) t->taint = (unsigned char)bt;
         t->bar++;
-        t->wep = 0;
+        t->wep = __gr_rt.lockstep ? rt_warp_steps(block, tid) : 0u;
         t->touched = 0;
+        t->bar_trace = gr_rt_bar_trace_step(t->bar_trace, id);
+        ((u32 *)__gr_rt.bar_last)[block * tpb + tid] = id;
         if (tid % 32u == 0u) atomicAnd((u64 *)rt_warp_word(block, tid / 32u), ~GR_RT_WARP_IRREGULAR);
         break;
     }
-    case GR_HOOK_EV_BARRIER_ARRIVE:
-        atomicOr(rt_block_word(block), GR_RT_BLOCK_IRREGULAR);
+    case GR_HOOK_EV_BARRIER_ARRIVE: {
+        bool full = !(info & GR_HOOK_SYNC_HAS_COUNT) || arg1 >= tpb;
+        atomicOr(rt_block_word(block),
+                 GR_RT_BLOCK_IRREGULAR | (full ? GR_RT_BLOCK_FULL_ARRIVE : 0u));
         break;
+    }
     case GR_HOOK_EV_WARP_SYNC:
     case GR_HOOK_EV_SHFL:
     case GR_HOOK_EV_VOTE:
@@ -347,6 +444,7 @@ extern "C" __device__ void __gr_hook_sync(u32 info, u32 id, u32 arg0, u32 arg1) 
         atomicOr((u64 *)rt_warp_word(block, tid / 32u), 1ull << (tid % 32u));
         /* Its latest accesses will never be ordered by the barriers the others still pass. */
         if (t->touched) atomicOr(rt_block_word(block), GR_RT_BLOCK_EXITED);
+        rt_bar_exit(t, block, tid, block * tpb + tid);
         break;
     default: /* cp.async groups: the async write was checked when issued */
         break;
@@ -359,12 +457,14 @@ extern "C" __device__ void __gr_hook_enter() {
     if (!__gr_rt.detect) return;
     u32 tid = rt_tid(), block = rt_block(), tpb = __gr_rt.threads_per_block;
     gr_rt_thread *t = rt_thread(block * tpb + tid);
+    ((u32 *)__gr_rt.user_call)[block * tpb + tid] = GR_RT_NO_CALL;
     t->bar = 0;
     t->wep = 0;
     t->taint = 0;
     t->fence_level = 0;
     t->strong_read = 0;
     t->touched = 0;
+    t->bar_trace = 0;
     u64 *shadow = rt_shared_shadow();
     for (u32 i = tid; i < __gr_rt.shared_words; i += tpb) shadow[i] = 0ull;
     if (tid == 0u) {
