@@ -14,18 +14,20 @@
 
 int main(int argc, char **argv) {
     const char *in = NULL, *ptx_out = NULL, *cubin_out = NULL, *sm = "sm_90";
+    bool source_faithful = false;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--ptx") == 0 && i + 1 < argc) ptx_out = argv[++i];
+        if (strcmp(argv[i], "--source-faithful") == 0) source_faithful = true;
+        else if (strcmp(argv[i], "--ptx") == 0 && i + 1 < argc) ptx_out = argv[++i];
         else if (strcmp(argv[i], "--cubin") == 0 && i + 1 < argc) cubin_out = argv[++i];
         else if (strcmp(argv[i], "--sm") == 0 && i + 1 < argc) sm = argv[++i];
         else in = argv[i];
     }
     if (!in || (!ptx_out && !cubin_out)) {
-        fprintf(stderr, "usage: gpu_prep FILE.cu (--ptx OUT | --cubin OUT) [--sm sm_XY]\n");
+        fprintf(stderr, "usage: gpu_prep FILE.cu (--ptx OUT | --cubin OUT) [--sm sm_XY] [--source-faithful]\n");
         return 2;
     }
     gr_error err = GR_ERROR_INIT;
-    gr_compile_options copt = {.compiler = GR_COMPILER_NVRTC};
+    gr_compile_options copt = {.compiler = GR_COMPILER_NVRTC, .source_faithful = source_faithful};
     gr_compile_result res = {0};
     ptx_module *m = NULL;
     bool ok = gr_compile_file(in, &copt, &res, &err) && ptx_parse(res.ptx, res.ptx_len, in, &m, &err);

@@ -365,9 +365,14 @@ static void analyze_function(analysis *a, size_t from, size_t to, const char *fn
     k->candidates = candidates;
 }
 
-/* `[.visible|.weak] (.entry|.func) [(ret)] NAME`: the name and kind, or false. */
-static bool function_name(const line_ref *l, char *name, size_t n, bool *is_entry) {
+/* `[.visible|.weak] (.entry|.func) [(ret)] NAME` starting at line i: the name and kind, and in
+ * *last the line the name is on (printed PTX puts a .func's return parameters on lines of
+ * their own: `.func (`, `.param .b32 func_retval0`, `) name(`); false for other lines. */
+static bool function_name(const line_ref *lines, size_t nlines, size_t i, char *name, size_t n,
+                          bool *is_entry, size_t *last) {
+    const line_ref *l = &lines[i];
     const char *s = l->s, *end = l->s + l->len;
+    *last = i;
     if (starts_with(s, l->len, ".extern")) return false;
     for (;;) {
         if (starts_with(s, (size_t)(end - s), ".visible ")) s += 9;
@@ -381,6 +386,13 @@ static bool function_name(const line_ref *l, char *name, size_t n, bool *is_entr
     while (s < end && (*s == ' ' || *s == '\t')) s++;
     if (s < end && *s == '(') { /* return parameters */
         const char *close = memchr(s, ')', (size_t)(end - s));
+        for (size_t j = i + 1; !close && j < nlines && j <= i + 16; j++) {
+            close = memchr(lines[j].s, ')', lines[j].len);
+            if (close) {
+                *last = j;
+                end = lines[j].s + lines[j].len;
+            }
+        }
         if (!close) return false;
         s = close + 1;
         while (s < end && (*s == ' ' || *s == '\t')) s++;
@@ -432,8 +444,10 @@ bool gr_ro_analyze(const char *ptx, gr_ro_result *out, gr_error *err) {
     bool is_entry = false, pending = false;
     for (size_t i = 0; i < a.nlines && !a.oom; i++) {
         const line_ref *l = &a.lines[i];
-        if (!pending && function_name(l, fname, sizeof fname, &is_entry)) {
+        size_t last;
+        if (!pending && function_name(a.lines, a.nlines, i, fname, sizeof fname, &is_entry, &last)) {
             pending = true;
+            i = last;
             continue;
         }
         if (pending && l->len == 1 && l->s[0] == '{') {

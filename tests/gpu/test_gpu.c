@@ -274,6 +274,20 @@ Test(gpu_readonly, atomics_count_as_writes) {
     cr_expect_eq(ro_params_of(&st, "k"), 2u, "keys only: counts is written by the atomic");
 }
 
+/* A .func with a return value prints its header over three lines (`.func (`, the return
+ * parameter, `) name(`); its writes must still count (-G builds call atomicAdd this way). */
+Test(gpu_readonly, writes_in_functions_with_return_values_count) {
+    gr_gpu_prep_stats st = prepare_stats(
+        "__device__ __noinline__ int bump(int *p) { return atomicAdd(p, 1); }\n"
+        "extern \"C\" __global__ void k(int *counter, int *out) {\n"
+        "  int v = bump(counter);\n"
+        "  out[threadIdx.x] = counter[0] + v;\n"
+        "}\n",
+        NULL);
+    cr_expect_eq(ro_params_of(&st, "k"), 0u, "counter is written inside bump()");
+    cr_expect_eq(st.readonly_loads_skipped, 0u);
+}
+
 /* ---- inline access checks (inline_access.h) ------------------------------------------------ */
 
 static const char *mixed_kernel =
