@@ -48,10 +48,12 @@ void gr_gpu_options_default(gr_gpu_options *o) {
     o->step_budget = true;
     o->skip_nc_loads = true;
     o->skip_readonly_loads = true;
-    o->bounds_checks = true;
-    /* GPURACE_GPU_INLINE=0 keeps every hook call (A/B comparisons of the inline path). */
+    /* GPURACE_GPU_INLINE=0 keeps every hook call, GPURACE_GPU_BOUNDS=0 skips read-only loads
+     * outright (A/B comparisons of the inline path and of the bounds-only checks). */
     const char *env = getenv("GPURACE_GPU_INLINE");
     o->inline_checks = !(env && strcmp(env, "0") == 0);
+    env = getenv("GPURACE_GPU_BOUNDS");
+    o->bounds_checks = !(env && strcmp(env, "0") == 0);
 }
 
 bool gr_gpu_runtime_ptx(const char *arch, char **ptx, gr_error *err) {
