@@ -60,7 +60,7 @@ bool gr_detector_access(gr_detector *d, const gr_access *a, gr_error *err) {
 
 bool gr_detector_access_lanes(gr_detector *d, const gr_access *proto, uint32_t lane_mask,
                               uint32_t first_thread, const uint64_t *addr, gr_error *err) {
-    uint32_t lanes = (uint32_t)__builtin_popcount(lane_mask);
+    uint32_t lanes = gr_lane_count(lane_mask);
     d->stats.events += lanes;
     d->stats.accesses += lanes;
     if (d->fsm)
@@ -78,7 +78,7 @@ bool gr_detector_access_lanes(gr_detector *d, const gr_access *proto, uint32_t l
 bool gr_detector_feed_lanes(gr_detector *d, const gr_event *ev, uint32_t lane_mask,
                             uint32_t first_thread, gr_error *err) {
     if (d->fsm) {
-        d->stats.events += (uint32_t)__builtin_popcount(lane_mask);
+        d->stats.events += gr_lane_count(lane_mask);
         return finish(d, gr_fsm_event_lanes(d->fsm, ev, lane_mask, first_thread, err), err);
     }
     gr_event e = *ev;

@@ -28,6 +28,11 @@ typedef struct fsm_thread {
     uint8_t strong_read;  /* a strong read happened: a later fence acquires */
     uint8_t touched;      /* accessed memory since its last barrier arrival */
     uint8_t ever_touched; /* accessed memory at all */
+    /* On a warp's first lane: 1 when all lanes of the warp share bar, wbar, wep and taint (so
+     * the lanes of one instruction share their synchronization state), 0 when they may not.
+     * Set only where that was checked; every per-thread change of those fields clears or
+     * recomputes it. (Kept here so that copying the threads copies it.) */
+    uint8_t warp_step;
     uint8_t exited;
     uint8_t waiting;      /* barrier id + 1 it waits at, 0 none */
 } fsm_thread;
@@ -58,7 +63,7 @@ typedef struct shadow_page {
 
 struct gr_fsm {
     gr_launch_geometry geom;
-    uint32_t tpb, ws, wpb, nblocks, nthreads;
+    uint32_t tpb, ws, wpb, nblocks, nthreads; /* ws <= 32: lanes are bits of a mask */
     bool lockstep;
     gr_race_fn on_race;
     void *user;
@@ -132,6 +137,7 @@ static void reset_state(gr_fsm *f) {
     for (uint32_t t = 0; t < f->nthreads; t++) {
         f->threads[t].block = t / f->tpb;
         f->threads[t].warp = f->threads[t].block * f->wpb + (t % f->tpb) / f->ws;
+        f->threads[t].warp_step = 1;
     }
     for (uint32_t b = 0; b < f->nblocks; b++) {
         memset(&f->blocks[b], 0, sizeof f->blocks[b]);
@@ -163,6 +169,11 @@ gr_fsm *gr_fsm_create(const gr_launch_geometry *geom, bool lockstep, gr_race_fn 
                 "the shadow-FSM detector tracks at most %u threads per launch (this one has %llu);"
                 " use fewer blocks or --detector hb",
                 GR_FSM_MAX_THREADS, (unsigned long long)(tpb * nb));
+        return NULL;
+    }
+    if (gr_geom_warp_size(geom) > 32) {
+        gr_fail(err, GR_ERR_UNSUPPORTED, "warps of more than 32 lanes (%u)",
+                gr_geom_warp_size(geom));
         return NULL;
     }
     gr_fsm *f = calloc(1, sizeof *f);
@@ -207,6 +218,14 @@ uint64_t gr_fsm_undecided(const gr_fsm *f) { return f->undecided; }
 size_t gr_fsm_shadow_bytes(const gr_fsm *f) { return f->npages * PAGE_WORDS * sizeof(uint64_t); }
 size_t gr_fsm_tracked_bytes(const gr_fsm *f) { return f->npages * PAGE_WORDS * 4; }
 
+/* The first lane of warp `warp` of `block` (it holds the warp's warp_step), and of t's warp. */
+static inline fsm_thread *warp_lead(const gr_fsm *f, uint32_t block, uint32_t warp) {
+    return &f->threads[block * f->tpb + warp * f->ws];
+}
+static inline fsm_thread *lead_of(const gr_fsm *f, const fsm_thread *t) {
+    return warp_lead(f, t->block, t->warp - t->block * f->wpb);
+}
+
 static uint8_t scope_level(uint8_t scope) { return scope == GR_SCOPE_CTA ? 1 : 2; }
 
 static void acquire(gr_fsm *f, fsm_thread *t, uint8_t level) {
@@ -218,7 +237,10 @@ static void acquire(gr_fsm *f, fsm_thread *t, uint8_t level) {
     if (!block_released && (level == 1 || !(f->grid_rel & 2u))) return;
     /* A block-scope acquire may pick up whatever some thread of the block got from afar. */
     uint8_t got = level == 1 ? (b->max_taint == 2 ? 2 : 1) : 2;
-    if (got > t->taint) t->taint = got;
+    if (got > t->taint) {
+        t->taint = got;
+        lead_of(f, t)->warp_step = 0;
+    }
     if (t->taint > b->max_taint) b->max_taint = t->taint;
 }
 
@@ -400,14 +422,15 @@ typedef struct slow_memo {
 } slow_memo;
 
 /* What the slow transition reads of the pair (rep, accessing thread of block `block` and
- * warp-in-block `warp`). */
+ * warp-in-block `warp`): whether they are one thread, share the block, and within the block
+ * share the warp (it asks about the warp only then), and the release flags of rep's block. */
 static inline uint32_t rep_relation(const gr_fsm *f, uint32_t block, uint32_t warp,
                                     uint32_t thread, uint32_t rep) {
-    const gr_fsm_ctx *c = &f->ctx;
-    uint32_t rep_block = gr_fsm_div(rep, f->tpb, c->tpb_recip);
-    uint32_t rep_warp = gr_fsm_div(rep - rep_block * f->tpb, f->ws, c->ws_recip);
-    return (uint32_t)(rep == thread) | (uint32_t)(rep_block == block) << 1 |
-           (uint32_t)(rep_warp == warp) << 2 | (uint32_t)f->block_rel[rep_block] << 3;
+    uint32_t in_block = rep - block * f->tpb;
+    if (in_block >= f->tpb)
+        return (uint32_t)f->block_rel[gr_fsm_div(rep, f->tpb, f->ctx.tpb_recip)] << 3;
+    return 2u | (uint32_t)(rep == thread) | (uint32_t)(in_block - warp * f->ws < f->ws) << 2 |
+           (uint32_t)f->block_rel[block] << 3;
 }
 
 /* Do the lanes of the mask share one warp and its synchronization state? */
@@ -422,7 +445,7 @@ static bool lanes_in_step(const fsm_thread *lane0, uint32_t lane_mask) {
     return true;
 }
 
-/* What one call of feed_plain_lanes() shares between its lanes. */
+/* What one call of feed_lanes_batch() shares between its lanes. */
 typedef struct lane_batch {
     gr_fsm *f;
     const gr_access *proto;
@@ -431,6 +454,7 @@ typedef struct lane_batch {
     uint32_t lane_mask;
     int in_step;          /* lanes_in_step(), computed at the first slow transition: -1 not yet */
     slow_memo memo;
+    uint64_t page, *words; /* the shadow page the lanes are on (UINT64_MAX: none yet) */
 } lane_batch;
 
 /* rep_relation(), less what a word of `who` makes irrelevant: for members of several blocks
@@ -483,54 +507,184 @@ static __attribute__((noinline)) void lane_slow(lane_batch *lb, const fsm_thread
     if (r.action != GR_FSM_ACT_NONE) report_lane(lb, fa->thread, addr, &r);
 }
 
-/* Plain accesses of one instruction by lanes of one block, in lane order: the same
- * transitions as gr_fsm_feed_access() lane by lane, with what the lanes share computed once
- * (the access's fields, the block's context, the shadow page while the lanes stay on it, and
- * when the lanes are in step, a slow transition they repeat). */
-static bool feed_plain_lanes(gr_fsm *f, const gr_access *proto, uint32_t lane_mask,
-                             uint32_t first_thread, const uint64_t *addr, gr_error *err) {
-    fsm_thread *lane0 = &f->threads[first_thread];
-    const fsm_thread *t0 = &lane0[__builtin_ctz(lane_mask)];
-    lane_batch lb = {.f = f, .proto = proto, .block = t0->block,
-                     .warp = t0->warp - t0->block * f->wpb, .lane0 = lane0,
-                     .lane_mask = lane_mask, .in_step = -1};
-    f->ctx.block_regular = f->blocks[lb.block].regular;
-    f->ctx.block_epochs = f->blocks[lb.block].epochs;
-    uint32_t size = proto->size, write = proto->kind == GR_ACCESS_WRITE;
-    uint32_t instr = proto->instr >= GR_FSM_INSTR_UNKNOWN ? GR_FSM_INSTR_UNKNOWN : proto->instr;
-    /* The shadow word of the access alone, less its thread, epochs and bytes. */
-    uint64_t common = gr_fsm_pack(GR_FSM_WHO_ONE, GR_FSM_EXACT, 0, 0, 0, 0, 1u,
-                                  write ? GR_FSM_TRI_ALL : GR_FSM_TRI_NONE, GR_FSM_TRI_ALL, 0, 0,
-                                  instr);
-    uint64_t page = UINT64_MAX, *words = NULL;
+/* The batch's shadow page number `page`, or false when out of memory. */
+static __attribute__((noinline)) bool lane_page(lane_batch *lb, uint64_t page, gr_error *err) {
+    gr_fsm *f = lb->f;
+    uint64_t key = page_key(lb->proto->space, lb->block, page);
+    lb->words = f->last && f->last->key == key ? f->last->words : shadow_words(f, key, err);
+    lb->page = page;
+    return lb->words != NULL;
+}
+
+/* The synchronization effects of a relaxed atomic by lane thread `t`, after its transition
+ * (as feed_general() does). A release changes what later slow transitions see: the batch's
+ * remembered transition no longer applies. */
+static __attribute__((noinline)) void lane_atomic_effects(lane_batch *lb, fsm_thread *t,
+                                                          bool reads, bool writes) {
+    if (writes && t->fence_level) lb->memo.valid = false;
+    strong_effects(lb->f, t, lb->proto, true, reads, writes);
+}
+
+/* The lanes' accesses in lane order. `step`: the lanes share one warp's synchronization state
+ * (warp_step), read once from the first lane; otherwise each lane's own. Inlined twice, with
+ * `step` constant. */
+static inline __attribute__((always_inline)) bool
+batch_loop(lane_batch *lb, uint32_t lane_mask, gr_fsm_access fa, uint64_t common,
+           const uint64_t *addr, uint32_t first_thread, bool step, bool atomic_effects, bool reads,
+           gr_error *err) {
+    gr_fsm *f = lb->f;
+    uint32_t size = lb->proto->size;
+    const fsm_thread *t0 = &lb->lane0[__builtin_ctz(lane_mask)];
+    uint64_t sync = 0;
+    if (step) {
+        fa.bar = t0->bar;
+        fa.wep = t0->wep;
+        fa.bar_lag = t0->bar - t0->wbar;
+        sync = (uint64_t)(fa.bar & 0xffu) << 24 | (uint64_t)(fa.wep & 0xffu) << 32;
+    }
     for (uint32_t m = lane_mask; m; m &= m - 1) {
         uint32_t l = (uint32_t)__builtin_ctz(m);
-        fsm_thread *t = &lane0[l];
-        t->touched = t->ever_touched = 1;
-        gr_fsm_access fa = {.thread = first_thread + l, .bar = t->bar, .wep = t->wep,
-                            .instr = instr, .write = write, .bar_lag = t->bar - t->wbar};
-        uint64_t tsingle = common | (uint64_t)fa.thread << 4 | (uint64_t)(fa.bar & 0xffu) << 24 |
-                           (uint64_t)(fa.wep & 0xffu) << 32;
+        fsm_thread *t = &lb->lane0[l];
+        if (!step) {
+            t->touched = t->ever_touched = 1;
+            fa.bar = t->bar;
+            fa.wep = t->wep;
+            fa.bar_lag = t->bar - t->wbar;
+            sync = (uint64_t)(fa.bar & 0xffu) << 24 | (uint64_t)(fa.wep & 0xffu) << 32;
+        }
+        fa.thread = first_thread + l;
+        uint64_t tsingle = common | sync | (uint64_t)fa.thread << 4;
         uint64_t lo = addr[l], end = lo + size;
         for (uint64_t g = lo & ~(uint64_t)3; g < end; g += 4, lo = g) {
             uint64_t hi = g + 4 < end ? g + 4 : end;
             fa.bytes = ((1u << (hi - lo)) - 1u) << (lo - g);
             uint64_t gi = g >> 2;
-            if (gi / PAGE_WORDS != page) {
-                page = gi / PAGE_WORDS;
-                uint64_t key = page_key(proto->space, lb.block, page);
-                words = f->last && f->last->key == key ? f->last->words
-                                                        : shadow_words(f, key, err);
-                if (!words) return false;
-            }
-            uint64_t *w = &words[gi % PAGE_WORDS], nw;
+            if (gi / PAGE_WORDS != lb->page && !lane_page(lb, gi / PAGE_WORDS, err)) return false;
+            uint64_t *w = &lb->words[gi % PAGE_WORDS], nw;
             uint64_t single = tsingle | (uint64_t)fa.bytes << 40;
             if (gr_fsm_quick(*w, single, &fa, &f->ctx, &nw)) *w = nw;
-            else if (!lane_replay(&lb, fa.thread, w, single, lo))
-                lane_slow(&lb, t, &fa, w, single, lo);
+            else if (!lane_replay(lb, fa.thread, w, single, lo))
+                lane_slow(lb, t, &fa, w, single, lo);
         }
+        if (atomic_effects) lane_atomic_effects(lb, t, reads, fa.write);
     }
     return true;
+}
+
+/* One lane of a batch in step whose access spans granules: batch_loop() for it alone. */
+static __attribute__((noinline)) bool lane_spanning(lane_batch *lb, uint32_t lane,
+                                                    const gr_fsm_access *fa, uint64_t common,
+                                                    const uint64_t *addr, uint32_t first_thread,
+                                                    gr_error *err) {
+    return batch_loop(lb, 1u << lane, *fa, common, addr, first_thread, true, false, false, err);
+}
+
+/* lane_slow() for a lane of a batch in step: the access as the rules see it, from the lanes'
+ * shared fields (`fa`), the lane's thread and the bytes in `single`. */
+static __attribute__((noinline)) void lane_slow_in_step(lane_batch *lb, uint32_t lane,
+                                                        gr_fsm_access fa, uint32_t thread,
+                                                        uint64_t *w, uint64_t single,
+                                                        uint64_t addr) {
+    fa.thread = thread;
+    fa.bytes = gr_fsm_bytes(single);
+    lane_slow(lb, &lb->lane0[lane], &fa, w, single, addr);
+}
+
+/* gr_fsm_quick(w, single, a, ctx) for an access `a` with the shared fields of lanes in step,
+ * precomputed: the same decision (the new word is then `single`). */
+typedef struct quick_in_step {
+    uint64_t cover_mask;  /* bits of the word that must be clear for `a` to cover its members */
+    uint32_t regular;     /* ctx->block_regular */
+    uint32_t block_base;  /* the block's first thread: "rep in the block" is a range check */
+    uint32_t tpb, bar, bar_lag;
+} quick_in_step;
+
+static inline bool quick_lane(uint64_t w, uint64_t single, const quick_in_step *q) {
+    uint64_t diff = w ^ single;
+    if ((diff & GR_FSM_ALL_BUT_INSTR) == 0 || (w & 0xfu) == 0) return true;
+    if (w & q->cover_mask) return false;
+    uint32_t state = gr_fsm_state(w); /* who * 3 + epoch status */
+    if (state / 3u == GR_FSM_WHO_ONE && (diff & GR_FSM_M_REP) == 0) return true; /* same thread */
+    if (!q->regular || state / 3u > GR_FSM_WHO_BLOCK) return false;
+    if (gr_fsm_rep(w) - q->block_base >= q->tpb) return false;
+    uint32_t back = (q->bar - gr_fsm_bar(w)) & 0xffu;
+    return back < 240u && back > q->bar_lag;
+}
+
+/* The batch's lanes, in step, accesses of at most 4 bytes: most lie within one granule and
+ * take a lean path (no per-lane thread state; the quick decision with precomputed fields). */
+static bool batch_in_step(lane_batch *lb, gr_fsm_access fa, uint64_t common,
+                          const uint64_t *addr, uint32_t first_thread, bool atomic_effects,
+                          bool reads, gr_error *err) {
+    gr_fsm *f = lb->f;
+    const fsm_thread *t0 = &lb->lane0[__builtin_ctz(lb->lane_mask)];
+    fa.bar = t0->bar;
+    fa.wep = t0->wep;
+    fa.bar_lag = t0->bar - t0->wbar;
+    quick_in_step q = {
+        .cover_mask = (fa.write ? 0u : GR_FSM_M_WTRI) |
+                      (fa.atomic ? GR_FSM_M_PTRI | (fa.cta ? 0u : GR_FSM_M_CTA) : 0u),
+        .regular = f->ctx.block_regular, .block_base = lb->block * f->tpb, .tpb = f->tpb,
+        .bar = fa.bar, .bar_lag = fa.bar_lag};
+    uint64_t base = common | (uint64_t)(fa.bar & 0xffu) << 24 | (uint64_t)(fa.wep & 0xffu) << 32;
+    uint32_t size = lb->proto->size, size_bytes = (1u << size) - 1u;
+    for (uint32_t m = lb->lane_mask; m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(m);
+        uint64_t a = addr[l];
+        uint32_t off = (uint32_t)a & 3u;
+        if (off + size > 4u) {
+            if (!lane_spanning(lb, l, &fa, common, addr, first_thread, err)) return false;
+        } else {
+            uint64_t gi = a >> 2;
+            if (gi / PAGE_WORDS != lb->page && !lane_page(lb, gi / PAGE_WORDS, err)) return false;
+            uint64_t *w = &lb->words[gi % PAGE_WORDS];
+            uint32_t thread = first_thread + l;
+            uint64_t single = base | (uint64_t)thread << 4 | (uint64_t)(size_bytes << off) << 40;
+            if (quick_lane(*w, single, &q)) *w = single;
+            else if (!lane_replay(lb, thread, w, single, a))
+                lane_slow_in_step(lb, l, fa, thread, w, single, a);
+        }
+        if (atomic_effects) lane_atomic_effects(lb, &lb->lane0[l], reads, fa.write);
+    }
+    return true;
+}
+
+/* Plain and relaxed atomic accesses of one instruction by lanes of one block, in lane order:
+ * the same transitions as gr_fsm_feed_access() lane by lane, with what the lanes share
+ * computed once (the access's fields, the block's context, the shadow page while the lanes
+ * stay on it, the lanes' synchronization state when their warp is in step, and, when the
+ * lanes are in step, a slow transition they repeat). */
+static bool feed_lanes_batch(gr_fsm *f, const gr_access *proto, uint32_t lane_mask,
+                             uint32_t first_thread, const uint64_t *addr, gr_error *err) {
+    fsm_thread *lane0 = &f->threads[first_thread];
+    const fsm_thread *t0 = &lane0[__builtin_ctz(lane_mask)];
+    const fsm_thread *tn = &lane0[31u - (uint32_t)__builtin_clz(lane_mask)];
+    /* Lanes l0 < l1 of one warp are threads t0->lane .. tn->lane of it. */
+    bool step = t0->warp == tn->warp && lead_of(f, t0)->warp_step;
+    lane_batch lb = {.f = f, .proto = proto, .block = t0->block,
+                     .warp = t0->warp - t0->block * f->wpb, .lane0 = lane0,
+                     .lane_mask = lane_mask, .in_step = step ? 1 : -1, .page = UINT64_MAX};
+    f->ctx.block_regular = f->blocks[lb.block].regular;
+    f->ctx.block_epochs = f->blocks[lb.block].epochs;
+    bool atomic = proto->kind == GR_ACCESS_ATOMIC;
+    bool write = proto->kind == GR_ACCESS_WRITE || (atomic && proto->op != GR_ATOM_LD);
+    bool reads = atomic && proto->op != GR_ATOM_ST && proto->op != GR_ATOM_RED;
+    bool cta = atomic && proto->scope == GR_SCOPE_CTA;
+    uint32_t instr = proto->instr >= GR_FSM_INSTR_UNKNOWN ? GR_FSM_INSTR_UNKNOWN : proto->instr;
+    gr_fsm_access fa = {.instr = instr, .write = write, .atomic = atomic, .cta = cta};
+    /* The shadow word of the access alone, less its thread, epochs and bytes. */
+    uint64_t common = gr_fsm_pack(GR_FSM_WHO_ONE, GR_FSM_EXACT, 0, 0, 0, 0, 1u,
+                                  write ? GR_FSM_TRI_ALL : GR_FSM_TRI_NONE,
+                                  atomic ? GR_FSM_TRI_NONE : GR_FSM_TRI_ALL, cta, 0, instr);
+    if (!step)
+        return batch_loop(&lb, lane_mask, fa, common, addr, first_thread, false, atomic, reads,
+                          err);
+    for (uint32_t m = lane_mask; m; m &= m - 1)
+        lane0[__builtin_ctz(m)].touched = lane0[__builtin_ctz(m)].ever_touched = 1;
+    if (proto->size > 4)
+        return batch_loop(&lb, lane_mask, fa, common, addr, first_thread, true, atomic, reads,
+                          err);
+    return batch_in_step(&lb, fa, common, addr, first_thread, atomic, reads, err);
 }
 
 bool gr_fsm_feed_lanes(gr_fsm *f, const gr_access *proto, uint32_t lane_mask,
@@ -538,12 +692,16 @@ bool gr_fsm_feed_lanes(gr_fsm *f, const gr_access *proto, uint32_t lane_mask,
     if (proto->space > GR_SPACE_SHARED || lane_mask == 0) return true;
     uint32_t last = 31u - (uint32_t)__builtin_clz(lane_mask);
     uint32_t first = (uint32_t)__builtin_ctz(lane_mask);
-    bool plain = proto->kind <= GR_ACCESS_WRITE && !(proto->flags & GR_ACCESS_VOLATILE);
-    if (!plain || proto->size == 0 || proto->size > 16 ||
+    /* Plain accesses, and relaxed atomics (their only effects: a strong read, and a release
+     * where the thread fenced before). */
+    bool batchable = proto->flags & GR_ACCESS_VOLATILE ? false
+                     : proto->kind == GR_ACCESS_ATOMIC ? proto->sem == GR_SEM_RELAXED
+                                                       : proto->kind <= GR_ACCESS_WRITE;
+    if (!batchable || proto->size == 0 || proto->size > 16 ||
         (uint64_t)first_thread + last >= f->nthreads ||
         f->threads[first_thread + first].block != f->threads[first_thread + last].block)
         return feed_lanes_one_by_one(f, proto, lane_mask, first_thread, addr, err);
-    return feed_plain_lanes(f, proto, lane_mask, first_thread, addr, err);
+    return feed_lanes_batch(f, proto, lane_mask, first_thread, addr, err);
 }
 
 /* Live lanes of a warp (exited threads left out). */
@@ -552,6 +710,18 @@ static uint32_t live_mask(const gr_fsm *f, uint32_t block, uint32_t warp) {
     for (uint32_t l = 0; l < f->ws && warp * f->ws + l < f->tpb; l++)
         if (!f->threads[base + l].exited) mask |= 1u << l;
     return mask;
+}
+
+/* warp_step of warp `warp` of `block`, from its lanes. */
+static void refresh_warp_step(gr_fsm *f, uint32_t block, uint32_t warp) {
+    fsm_thread *lane0 = warp_lead(f, block, warp);
+    uint32_t lanes = f->tpb - warp * f->ws < f->ws ? f->tpb - warp * f->ws : f->ws;
+    uint8_t step = 1;
+    for (uint32_t l = 1; l < lanes; l++)
+        if (lane0[l].bar != lane0[0].bar || lane0[l].wbar != lane0[0].wbar ||
+            lane0[l].wep != lane0[0].wep || lane0[l].taint != lane0[0].taint)
+            step = 0;
+    lane0->warp_step = step;
 }
 
 static void warp_sync(gr_fsm *f, uint32_t block, uint32_t warp, uint32_t mask) {
@@ -568,6 +738,7 @@ static void warp_sync(gr_fsm *f, uint32_t block, uint32_t warp, uint32_t mask) {
         if (full) t->wep++;
         if (taint > t->taint) t->taint = taint;
     }
+    refresh_warp_step(f, block, warp);
 }
 
 /* An instance is "full" when every live thread of the block arrived at it as its same n-th
@@ -600,6 +771,35 @@ static void barrier_arrive(gr_fsm *f, fsm_thread *t, uint32_t id, bool waits) {
     t->bar++;
     t->wep = 0;
     f->warp_regular[t->warp] = 0;
+    lead_of(f, t)->warp_step = 0;
+}
+
+/* barrier_arrive(f, t, id, true) for each lane t of `lane_mask`, lanes of one warp in step:
+ * they share their barrier epoch and taint, so the instance's bookkeeping is done once. */
+static void arrive_in_step(gr_fsm *f, fsm_thread *lane0, uint32_t lane_mask, uint32_t id) {
+    const fsm_thread *t0 = &lane0[__builtin_ctz(lane_mask)];
+    fsm_block *b = &f->blocks[t0->block];
+    fsm_barrier *bar = &b->bar[id];
+    if (bar->arrived == 0) {
+        bar->epoch = t0->bar;
+        b->pending++;
+    } else if (bar->epoch != t0->bar) {
+        b->regular = b->epochs = 0;
+    }
+    bar->arrived += gr_lane_count(lane_mask);
+    if (t0->taint > bar->taint) bar->taint = t0->taint;
+    for (uint32_t m = lane_mask; m; m &= m - 1) {
+        fsm_thread *t = &lane0[__builtin_ctz(m)];
+        t->touched = 0;
+        t->waiting = (uint8_t)(id + 1);
+    }
+}
+
+/* Every lane of the warp (`lanes` from lane0) is live and waits at `waiting` (id + 1). */
+static bool warp_waits_whole(const fsm_thread *lane0, uint32_t lanes, uint8_t waiting) {
+    bool all = true;
+    for (uint32_t l = 0; l < lanes; l++) all &= !lane0[l].exited & (lane0[l].waiting == waiting);
+    return all;
 }
 
 static bool barrier_complete(gr_fsm *f, uint32_t block, uint32_t id, gr_error *err) {
@@ -609,23 +809,48 @@ static bool barrier_complete(gr_fsm *f, uint32_t block, uint32_t id, gr_error *e
         return gr_fail(err, GR_ERR_INTERNAL, "barrier %u of block %u completes with no arrival", id,
                        block);
     if (bar->arrived - bar->gone != b->live) b->regular = b->epochs = 0;
-    fsm_thread *bt = &f->threads[block * f->tpb];
-    for (uint32_t i = 0; i < f->tpb; i++) {
-        fsm_thread *t = &bt[i];
-        if (t->exited || t->waiting != id + 1) continue;
-        /* Over-approximating what the waiters acquire only widens the taint: conservative. */
-        if (bar->taint > t->taint) t->taint = bar->taint;
-        t->waiting = 0;
-        t->bar++;
-        t->wbar = t->bar;
-        t->wep = 0;
-    }
-    /* A warp whose live lanes all waited here starts a fresh warp epoch together. */
+    /* Warp by warp, in one pass over its lanes: the waiters move on, and the warp's flags are
+     * recomputed (a lane's update touches only that lane). */
+    uint8_t waiting = (uint8_t)(id + 1), taint = bar->taint;
+    uint32_t next = bar->epoch + 1;
     for (uint32_t w = 0; w < f->wpb; w++) {
-        bool all = true;
-        for (uint32_t l = w * f->ws; l < (w + 1) * f->ws && l < f->tpb; l++)
-            if (!bt[l].exited && (bt[l].bar != bar->epoch + 1 || bt[l].wbar != bt[l].bar)) all = false;
+        fsm_thread *lane0 = warp_lead(f, block, w);
+        uint32_t lanes = f->tpb - w * f->ws < f->ws ? f->tpb - w * f->ws : f->ws;
+        if (lane0->warp_step && warp_waits_whole(lane0, lanes, waiting)) {
+            /* The common case: a warp in step that waits here as a whole moves on as a whole,
+             * in step, to a fresh warp epoch. */
+            uint32_t nbar = lane0->bar + 1;
+            uint8_t ntaint = taint > lane0->taint ? taint : lane0->taint;
+            for (uint32_t l = 0; l < lanes; l++) {
+                fsm_thread *t = &lane0[l];
+                t->taint = ntaint;
+                t->waiting = 0;
+                t->bar = t->wbar = nbar;
+                t->wep = 0;
+            }
+            f->warp_regular[block * f->wpb + w] = nbar == next;
+            continue;
+        }
+        bool all = true, step = true;
+        for (uint32_t l = 0; l < lanes; l++) {
+            fsm_thread *t = &lane0[l];
+            if (!t->exited && t->waiting == waiting) {
+                /* Over-approximating what the waiters acquire only widens the taint:
+                 * conservative. */
+                if (taint > t->taint) t->taint = taint;
+                t->waiting = 0;
+                t->bar++;
+                t->wbar = t->bar;
+                t->wep = 0;
+            }
+            /* A warp whose live lanes all waited here starts a fresh warp epoch together. */
+            if (!t->exited && (t->bar != next || t->wbar != t->bar)) all = false;
+            if (t->bar != lane0->bar || t->wbar != lane0->wbar || t->wep != lane0->wep ||
+                t->taint != lane0->taint)
+                step = false;
+        }
         f->warp_regular[block * f->wpb + w] = all;
+        lane0->warp_step = step;
     }
     memset(bar, 0, sizeof *bar);
     b->pending--;
@@ -645,6 +870,15 @@ bool gr_fsm_event_lanes(gr_fsm *f, const gr_event *ev, uint32_t lane_mask,
     if (ev->type == GR_EV_BARRIER_ARRIVE && lane_mask &&
         (uint64_t)first_thread + (31u - (uint32_t)__builtin_clz(lane_mask)) < f->nthreads &&
         ev->u.arrive.barrier < MAX_BARRIERS) {
+        if (ev->u.arrive.waits) {
+            fsm_thread *lane0 = &f->threads[first_thread];
+            const fsm_thread *t0 = &lane0[__builtin_ctz(lane_mask)];
+            const fsm_thread *tn = &lane0[31u - (uint32_t)__builtin_clz(lane_mask)];
+            if (t0->warp == tn->warp && lead_of(f, t0)->warp_step) {
+                arrive_in_step(f, lane0, lane_mask, ev->u.arrive.barrier);
+                return true;
+            }
+        }
         for (uint32_t m = lane_mask; m; m &= m - 1)
             barrier_arrive(f, &f->threads[first_thread + (uint32_t)__builtin_ctz(m)],
                            ev->u.arrive.barrier, ev->u.arrive.waits);
@@ -713,4 +947,148 @@ bool gr_fsm_event(gr_fsm *f, const gr_event *ev, gr_error *err) {
         return true;
     }
     return gr_fail(err, GR_ERR_INTERNAL, "unknown event type %u", ev->type);
+}
+
+/* ---- snapshots: copying the detector and describing its state canonically ----
+ *
+ * For state-space exploration (tests/oracle_deep): a search keeps one detector per depth,
+ * copies the parent's state into the child before feeding a step, and merges prefixes whose
+ * canonical descriptions (and schedules) are equal. */
+
+bool gr_fsm_copy(gr_fsm *dst, const gr_fsm *src, gr_error *err) {
+    if (dst == src) return true;
+    if (dst->tpb != src->tpb || dst->ws != src->ws || dst->nblocks != src->nblocks ||
+        dst->lockstep != src->lockstep)
+        return gr_fail(err, GR_ERR_INTERNAL, "copying an FSM detector into one of another launch shape");
+    memcpy(dst->threads, src->threads, src->nthreads * sizeof *src->threads);
+    memcpy(dst->blocks, src->blocks, src->nblocks * sizeof *src->blocks);
+    memcpy(dst->warp_regular, src->warp_regular, (size_t)src->nblocks * src->wpb);
+    memcpy(dst->block_rel, src->block_rel, src->nblocks);
+    dst->grid_rel = src->grid_rel;
+    dst->ctx = src->ctx;
+    dst->undecided = src->undecided;
+    /* Shadow pages mirror the source's table slot for slot; dst keeps its page buffers. */
+    if (dst->cap_pages != src->cap_pages) {
+        shadow_page *pages = calloc(src->cap_pages, sizeof *pages);
+        if (!pages) return gr_fail(err, GR_ERR_NOMEM, "out of memory copying FSM shadow pages");
+        for (size_t i = 0; i < dst->cap_pages; i++) free(dst->pages[i].words);
+        free(dst->pages);
+        dst->pages = pages;
+        dst->cap_pages = src->cap_pages;
+    }
+    for (size_t i = 0; i < src->cap_pages; i++) {
+        shadow_page *d = &dst->pages[i];
+        const shadow_page *s = &src->pages[i];
+        if (!s->key) {
+            free(d->words);
+            *d = (shadow_page){0};
+            continue;
+        }
+        if (!d->words && !(d->words = malloc(PAGE_WORDS * sizeof *d->words)))
+            return gr_fail(err, GR_ERR_NOMEM, "out of memory copying FSM shadow pages");
+        memcpy(d->words, s->words, PAGE_WORDS * sizeof *d->words);
+        d->key = s->key;
+        d->dirty = true; /* conservatively: the next reset clears it */
+    }
+    dst->npages = src->npages;
+    dst->last = NULL;
+    return true;
+}
+
+gr_fsm *gr_fsm_clone(const gr_fsm *src, gr_race_fn on_race, void *user, gr_error *err) {
+    gr_fsm *f = gr_fsm_create(&src->geom, src->lockstep, on_race, user, err);
+    if (f && !gr_fsm_copy(f, src, err)) {
+        gr_fsm_destroy(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* Tripwires: a field added to these structs must also enter gr_fsm_canonical_state() (the copy
+ * takes whole structs), or states that differ would be merged. */
+_Static_assert(sizeof(fsm_thread) == 28 && sizeof(fsm_barrier) == 16 && sizeof(fsm_block) == 272,
+               "per-thread/block state changed: update gr_fsm_canonical_state()");
+
+typedef struct fsm_canon {
+    uint64_t *out;
+    size_t cap, n;
+} fsm_canon;
+
+static void fsm_canon_put(fsm_canon *c, uint64_t w) {
+    if (c->n < c->cap) c->out[c->n] = w;
+    c->n++;
+}
+
+/* Packs bytes eight to a word. */
+static void fsm_canon_bytes(fsm_canon *c, const uint8_t *b, size_t n) {
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w = 0;
+        for (size_t k = 0; k < 8 && i + k < n; k++) w |= (uint64_t)b[i + k] << (8 * k);
+        fsm_canon_put(c, w);
+    }
+}
+
+#define FSM_CANON_MAX_PAGES 64u
+
+size_t gr_fsm_canonical_state(const gr_fsm *f, uint64_t *out, size_t cap) {
+    fsm_canon c = {.out = out, .cap = cap};
+    fsm_canon_put(&c, 0x46534du); /* a tag: "FSM" */
+    fsm_canon_put(&c, f->nthreads);
+    for (uint32_t i = 0; i < f->nthreads; i++) {
+        const fsm_thread *t = &f->threads[i];
+        fsm_canon_put(&c, (uint64_t)t->bar | (uint64_t)t->wbar << 32);
+        fsm_canon_put(&c, (uint64_t)t->wep | (uint64_t)t->taint << 32 |
+                              (uint64_t)t->fence_level << 40 | (uint64_t)t->strong_read << 48 |
+                              (uint64_t)t->touched << 49 | (uint64_t)t->ever_touched << 50 |
+                              (uint64_t)t->exited << 51 | (uint64_t)t->waiting << 56);
+    }
+    for (uint32_t i = 0; i < f->nblocks; i++) {
+        const fsm_block *b = &f->blocks[i];
+        fsm_canon_put(&c, (uint64_t)b->regular | (uint64_t)b->epochs << 1 |
+                              (uint64_t)b->split << 2 | (uint64_t)b->exited_after_access << 3 |
+                              (uint64_t)b->max_taint << 8 | (uint64_t)b->live << 32);
+        fsm_canon_put(&c, b->pending);
+        for (uint32_t id = 0; id < MAX_BARRIERS; id++) {
+            const fsm_barrier *bar = &b->bar[id];
+            if (!bar->arrived) continue;
+            fsm_canon_put(&c, 1ull << 63 | (uint64_t)id << 56 | (uint64_t)bar->taint << 48 | bar->arrived);
+            fsm_canon_put(&c, (uint64_t)bar->epoch | (uint64_t)bar->gone << 32);
+        }
+    }
+    fsm_canon_bytes(&c, f->warp_regular, (size_t)f->nblocks * f->wpb);
+    fsm_canon_bytes(&c, f->block_rel, f->nblocks);
+    fsm_canon_put(&c, f->grid_rel);
+    /* Pages in key order (the table's slot order depends on its history), nonzero words with
+     * their index, less the instruction id (it only names the earlier access in reports). */
+    size_t order[FSM_CANON_MAX_PAGES], n = 0;
+    for (size_t s = 0; s < f->cap_pages; s++) {
+        if (!f->pages[s].key) continue;
+        if (n == FSM_CANON_MAX_PAGES) return 0;
+        size_t i = n++;
+        while (i > 0 && f->pages[order[i - 1]].key > f->pages[s].key) {
+            order[i] = order[i - 1];
+            i--;
+        }
+        order[i] = s;
+    }
+    static const uint64_t zeros[32];
+    for (size_t i = 0; i < n; i++) {
+        const shadow_page *p = &f->pages[order[i]];
+        bool any = false;
+        for (uint32_t k = 0; k < PAGE_WORDS; k++) {
+            /* Skip untouched runs 32 words at a time (pages are mostly empty). */
+            if (k % 32 == 0 && !memcmp(&p->words[k], zeros, sizeof zeros)) {
+                k += 31;
+                continue;
+            }
+            uint64_t w = p->words[k] & ~GR_FSM_M_INSTR;
+            if (!w) continue;
+            /* Tags keep page keys and word indices apart (masked words stay below 2^51). */
+            if (!any) fsm_canon_put(&c, 1ull << 63 | p->key);
+            any = true;
+            fsm_canon_put(&c, 1ull << 62 | k);
+            fsm_canon_put(&c, w);
+        }
+    }
+    return c.n;
 }
