@@ -757,3 +757,408 @@ static bool hb_event(gr_hb *h, const gr_event *ev, gr_error *err) {
     }
     return gr_fail(err, GR_ERR_INTERNAL, "unknown event type %u", ev->type);
 }
+
+/* ---- snapshots: copying a detector and describing its state canonically ----
+ *
+ * For state-space exploration (tests/oracle_deep): a search keeps one detector per depth,
+ * copies the parent's state into the child before feeding a step, and merges prefixes whose
+ * canonical descriptions (and schedules) are equal. */
+
+/* vc_copy() for snapshots: segment by segment, allocating only where src has one. */
+static void vc_assign(gr_hb *h, vclock *dst, const vclock *src) {
+    for (uint32_t b = 0; b < h->nblocks; b++) {
+        if (src->seg[b]) {
+            uint32_t *d = vc_seg(h, dst, b);
+            if (d) memcpy(d, src->seg[b], h->tpb * sizeof *d);
+        } else if (dst->seg[b]) {
+            memset(dst->seg[b], 0, h->tpb * sizeof *dst->seg[b]);
+        }
+    }
+}
+
+static bool acc_list_assign(gr_hb *h, acc_list *dst, const acc_list *src) {
+    if (dst->cap < src->n) {
+        hb_acc *v = realloc(dst->v, src->n * sizeof *v);
+        if (!v) {
+            h->oom = true;
+            return false;
+        }
+        dst->v = v;
+        dst->cap = src->n;
+    }
+    if (src->n) memcpy(dst->v, src->v, src->n * sizeof *src->v);
+    dst->n = src->n;
+    return true;
+}
+
+static bool map_assign(gr_hb *h, loc_map *dst, const loc_map *src) {
+    if (dst->cap != src->cap) {
+        loc_key *keys = src->cap ? malloc(src->cap * sizeof *keys) : NULL;
+        uint32_t *vals = src->cap ? malloc(src->cap * sizeof *vals) : NULL;
+        if (src->cap && (!keys || !vals)) {
+            free(keys);
+            free(vals);
+            h->oom = true;
+            return false;
+        }
+        map_free(dst);
+        dst->keys = keys;
+        dst->vals = vals;
+        dst->cap = src->cap;
+    }
+    if (src->cap) {
+        memcpy(dst->keys, src->keys, src->cap * sizeof *src->keys);
+        memcpy(dst->vals, src->vals, src->cap * sizeof *src->vals);
+    }
+    dst->n = src->n;
+    return true;
+}
+
+/* Copies release entries; entries below `n` own a vector clock, the others none. */
+static bool sync_assign(gr_hb *h, sync_obj *dst, const sync_obj *src) {
+    while (dst->n > src->n) vc_free(h, &dst->e[--dst->n].vc);
+    if (dst->cap < src->n) {
+        rel_entry *e = realloc(dst->e, src->n * sizeof *e);
+        if (!e) {
+            h->oom = true;
+            return false;
+        }
+        dst->e = e;
+        dst->cap = src->n;
+    }
+    for (uint32_t i = 0; i < src->n; i++) {
+        if (i >= dst->n) {
+            if (!vc_init(h, &dst->e[i].vc)) return false;
+            dst->n = i + 1;
+        }
+        dst->e[i].block = src->e[i].block;
+        dst->e[i].scope = src->e[i].scope;
+        vc_assign(h, &dst->e[i].vc, &src->e[i].vc);
+    }
+    return !h->oom;
+}
+
+static bool same_shape(const gr_hb *a, const gr_hb *b) {
+    return a->tpb == b->tpb && a->ws == b->ws && a->nblocks == b->nblocks &&
+           a->lockstep == b->lockstep && a->widened == b->widened;
+}
+
+bool gr_hb_copy(gr_hb *dst, const gr_hb *src, gr_error *err) {
+    if (dst == src) return true;
+    if (!same_shape(dst, src))
+        return gr_fail(err, GR_ERR_INTERNAL,
+                       "copying a happens-before detector into one of another launch shape");
+    for (uint32_t t = 0; t < src->nthreads; t++) {
+        const hb_thread *s = &src->threads[t];
+        hb_thread *d = &dst->threads[t];
+        vc_assign(dst, &d->vc, &s->vc);
+        for (int sc = 0; sc < 2; sc++) {
+            vc_assign(dst, &d->rel_fence[sc], &s->rel_fence[sc]);
+            vc_assign(dst, &d->pending[sc], &s->pending[sc]);
+            d->has_fence[sc] = s->has_fence[sc];
+        }
+        d->strong_read = s->strong_read;
+        d->cta_acquire = s->cta_acquire;
+        d->exited = s->exited;
+    }
+    for (uint32_t i = 0; i < src->nblocks * MAX_BARRIERS; i++) {
+        const hb_barrier *s = &src->barriers[i];
+        hb_barrier *d = &dst->barriers[i];
+        /* An instance without arrivals has an empty (all-zero) clock and no waiters. */
+        if (!s->arrived && !d->arrived) continue;
+        vc_assign(dst, &d->acc, &s->acc);
+        memcpy(d->waiters, s->waiters, s->nwait * sizeof *s->waiters);
+        d->nwait = s->nwait;
+        d->arrived = s->arrived;
+    }
+    memcpy(dst->block_cta_release, src->block_cta_release, src->nblocks);
+
+    /* Cells below ncells own their access list; the others own nothing. */
+    for (size_t i = src->ncells; i < dst->ncells; i++) free(dst->cells[i].acc.v);
+    if (dst->ncells > src->ncells) dst->ncells = src->ncells;
+    if (dst->cap_cells < src->ncells) {
+        hb_cell *cells = realloc(dst->cells, src->ncells * sizeof *cells);
+        if (!cells) {
+            dst->oom = true;
+            return oom_error(dst, err);
+        }
+        dst->cells = cells;
+        dst->cap_cells = src->ncells;
+    }
+    for (size_t i = dst->ncells; i < src->ncells; i++) memset(&dst->cells[i], 0, sizeof dst->cells[i]);
+    dst->ncells = src->ncells;
+    for (size_t i = 0; i < src->ncells; i++)
+        if (!acc_list_assign(dst, &dst->cells[i].acc, &src->cells[i].acc)) return oom_error(dst, err);
+    if (!map_assign(dst, &dst->cells_map, &src->cells_map)) return oom_error(dst, err);
+
+    /* Release locations likewise. */
+    for (size_t i = src->nsyncs; i < dst->nsyncs; i++) {
+        sync_clear(dst, &dst->syncs[i]);
+        free(dst->syncs[i].e);
+    }
+    if (dst->nsyncs > src->nsyncs) dst->nsyncs = src->nsyncs;
+    if (dst->cap_syncs < src->nsyncs) {
+        sync_obj *syncs = realloc(dst->syncs, src->nsyncs * sizeof *syncs);
+        if (!syncs) {
+            dst->oom = true;
+            return oom_error(dst, err);
+        }
+        dst->syncs = syncs;
+        dst->cap_syncs = src->nsyncs;
+    }
+    for (size_t i = dst->nsyncs; i < src->nsyncs; i++) memset(&dst->syncs[i], 0, sizeof dst->syncs[i]);
+    dst->nsyncs = src->nsyncs;
+    for (size_t i = 0; i < src->nsyncs; i++)
+        if (!sync_assign(dst, &dst->syncs[i], &src->syncs[i])) return oom_error(dst, err);
+    if (!map_assign(dst, &dst->sync_map, &src->sync_map)) return oom_error(dst, err);
+
+    /* The widened companion matters only while it follows the launch. */
+    dst->wide_active = src->wide_active;
+    if (src->wide_active) {
+        if (!dst->wide) {
+            dst->wide = gr_hb_create(&dst->geom, dst->lockstep, NULL, NULL, err);
+            if (!dst->wide) return false;
+            dst->wide->widened = true;
+        }
+        if (!gr_hb_copy(dst->wide, src->wide, err)) return false;
+    }
+    dst->oom = src->oom;
+    return oom_error(dst, err);
+}
+
+gr_hb *gr_hb_clone(const gr_hb *src, gr_race_fn on_race, void *user, gr_error *err) {
+    gr_hb *h = gr_hb_create(&src->geom, src->lockstep, on_race, user, err);
+    if (h && !gr_hb_copy(h, src, err)) {
+        gr_hb_destroy(h);
+        return NULL;
+    }
+    return h;
+}
+
+/* The canonical description. Clock values of one thread are compared only with each other
+ * (vc_get(v, u) >= clock of an access by u) and grow only by the thread's own tick past all of
+ * them, so replacing each thread's values by their ranks (0 stays 0) keeps every future
+ * verdict: the description lists ranks. Launches too large for the fixed rank tables list
+ * absolute values instead (still exact, merely less merging). */
+#define CANON_MAX_THREADS 16u
+#define CANON_MAX_VALUES 48u
+
+typedef struct canon {
+    uint64_t *out;
+    size_t cap, n;
+    bool absolute;
+    uint32_t nvals[CANON_MAX_THREADS];
+    uint32_t vals[CANON_MAX_THREADS][CANON_MAX_VALUES]; /* sorted, distinct, nonzero */
+} canon;
+
+static void canon_put(canon *c, uint64_t w) {
+    if (c->n < c->cap) c->out[c->n] = w;
+    c->n++;
+}
+
+static void canon_note(canon *c, uint32_t thread, uint32_t value) {
+    if (c->absolute || value == 0) return;
+    uint32_t *v = c->vals[thread], n = c->nvals[thread], i = 0;
+    while (i < n && v[i] < value) i++;
+    if (i < n && v[i] == value) return;
+    if (n == CANON_MAX_VALUES) {
+        c->absolute = true;
+        return;
+    }
+    memmove(&v[i + 1], &v[i], (n - i) * sizeof *v);
+    v[i] = value;
+    c->nvals[thread] = n + 1;
+}
+
+static uint32_t canon_rank(const canon *c, uint32_t thread, uint32_t value) {
+    if (c->absolute || value == 0) return value;
+    uint32_t i = 0;
+    while (c->vals[thread][i] != value) i++;
+    return i + 1;
+}
+
+static void canon_note_vc(canon *c, const gr_hb *h, const vclock *v) {
+    for (uint32_t b = 0; b < h->nblocks; b++)
+        if (v->seg[b])
+            for (uint32_t i = 0; i < h->tpb; i++) canon_note(c, b * h->tpb + i, v->seg[b][i]);
+}
+
+static void canon_put_vc(canon *c, const gr_hb *h, const vclock *v) {
+    /* Four 16-bit ranks per word (ranks are small; absolute values take a word each). */
+    uint64_t word = 0;
+    uint32_t k = 0;
+    for (uint32_t t = 0; t < h->nthreads; t++) {
+        uint64_t r = canon_rank(c, t, vc_get(h, v, t));
+        if (c->absolute) {
+            canon_put(c, r);
+            continue;
+        }
+        word |= r << (16 * k);
+        if (++k == 4) {
+            canon_put(c, word);
+            word = 0;
+            k = 0;
+        }
+    }
+    if (k) canon_put(c, word);
+}
+
+/* Every clock value of the synchronization state (and of the access lists, unless widened). */
+static void canon_note_all(canon *c, const gr_hb *h) {
+    for (uint32_t t = 0; t < h->nthreads; t++) {
+        const hb_thread *th = &h->threads[t];
+        canon_note_vc(c, h, &th->vc);
+        for (int sc = 0; sc < 2; sc++) {
+            canon_note_vc(c, h, &th->rel_fence[sc]);
+            canon_note_vc(c, h, &th->pending[sc]);
+        }
+    }
+    for (uint32_t i = 0; i < h->nblocks * MAX_BARRIERS; i++)
+        if (h->barriers[i].arrived) canon_note_vc(c, h, &h->barriers[i].acc);
+    for (size_t i = 0; i < h->nsyncs; i++)
+        for (uint32_t j = 0; j < h->syncs[i].n; j++) canon_note_vc(c, h, &h->syncs[i].e[j].vc);
+    for (size_t i = 0; i < h->ncells; i++)
+        for (uint32_t j = 0; j < h->cells[i].acc.n; j++)
+            canon_note(c, h->cells[i].acc.v[j].thread, h->cells[i].acc.v[j].clock);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_key_slot(const void *a, const void *b, const loc_map *m) {
+    const loc_key *x = &m->keys[*(const size_t *)a], *y = &m->keys[*(const size_t *)b];
+    if (x->space != y->space) return x->space < y->space ? -1 : 1;
+    if (x->block != y->block) return x->block < y->block ? -1 : 1;
+    return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* The map's occupied slots whose objects are not empty, in key order (insertion sort: the
+ * maps of the small launches this is meant for hold a few keys). Returns the count; slots
+ * beyond `cap` are dropped and flagged through *overflow. */
+static size_t sorted_slots(const loc_map *m, bool (*nonempty)(const gr_hb *, uint32_t),
+                           const gr_hb *h, size_t *slots, size_t cap, bool *overflow) {
+    static const uint32_t zeros[16];
+    size_t n = 0;
+    for (size_t s = 0; s < m->cap; s++) {
+        /* Skip empty runs of slots 16 at a time (the maps are mostly empty). */
+        if (s % 16 == 0 && s + 16 <= m->cap && !memcmp(&m->vals[s], zeros, sizeof zeros)) {
+            s += 15;
+            continue;
+        }
+        if (!m->vals[s] || !nonempty(h, m->vals[s] - 1)) continue;
+        if (n == cap) {
+            *overflow = true;
+            break;
+        }
+        size_t i = n++;
+        while (i > 0 && cmp_key_slot(&slots[i - 1], &s, m) > 0) {
+            slots[i] = slots[i - 1];
+            i--;
+        }
+        slots[i] = s;
+    }
+    return n;
+}
+
+static bool cell_nonempty(const gr_hb *h, uint32_t i) { return h->cells[i].acc.n > 0; }
+static bool sync_nonempty(const gr_hb *h, uint32_t i) { return h->syncs[i].n > 0; }
+
+static void canon_put_key(canon *c, const loc_key *k) {
+    canon_put(c, k->addr);
+    canon_put(c, (uint64_t)k->block << 8 | k->space);
+}
+
+#define CANON_MAX_KEYS 256u
+#define CANON_MAX_LIST 64u
+
+/* The synchronization part (threads, barriers, block flags, release locations). */
+static void canon_put_sync(canon *c, const gr_hb *h, bool *overflow) {
+    for (uint32_t t = 0; t < h->nthreads; t++) {
+        const hb_thread *th = &h->threads[t];
+        canon_put(c, (uint64_t)th->has_fence[0] | (uint64_t)th->has_fence[1] << 1 |
+                         (uint64_t)th->strong_read << 2 | (uint64_t)th->cta_acquire << 3 |
+                         (uint64_t)th->exited << 4);
+        canon_put_vc(c, h, &th->vc);
+        for (int sc = 0; sc < 2; sc++) {
+            canon_put_vc(c, h, &th->rel_fence[sc]);
+            canon_put_vc(c, h, &th->pending[sc]);
+        }
+    }
+    for (uint32_t i = 0; i < h->nblocks * MAX_BARRIERS; i++) {
+        const hb_barrier *b = &h->barriers[i];
+        if (!b->arrived && !b->nwait) continue;
+        canon_put(c, 1ull << 63 | (uint64_t)i << 40 | (uint64_t)b->arrived << 20 | b->nwait);
+        uint64_t waiters[CANON_MAX_LIST];
+        uint32_t n = b->nwait < CANON_MAX_LIST ? b->nwait : CANON_MAX_LIST;
+        if (n < b->nwait) *overflow = true;
+        for (uint32_t k = 0; k < n; k++) waiters[k] = b->waiters[k];
+        qsort(waiters, n, sizeof *waiters, cmp_u64);
+        for (uint32_t k = 0; k < n; k++) canon_put(c, waiters[k]);
+        canon_put_vc(c, h, &b->acc);
+    }
+    for (uint32_t b = 0; b < h->nblocks; b++) canon_put(c, h->block_cta_release[b]);
+    size_t slots[CANON_MAX_KEYS];
+    size_t n = sorted_slots(&h->sync_map, sync_nonempty, h, slots, CANON_MAX_KEYS, overflow);
+    canon_put(c, n);
+    for (size_t i = 0; i < n; i++) {
+        const sync_obj *s = &h->syncs[h->sync_map.vals[slots[i]] - 1];
+        canon_put_key(c, &h->sync_map.keys[slots[i]]);
+        /* Entries are distinct by (block, scope); list them in that order. */
+        uint64_t order[CANON_MAX_LIST];
+        uint32_t m = s->n < CANON_MAX_LIST ? s->n : CANON_MAX_LIST;
+        if (m < s->n) *overflow = true;
+        for (uint32_t j = 0; j < m; j++)
+            order[j] = (uint64_t)s->e[j].block << 40 | (uint64_t)s->e[j].scope << 32 | j;
+        qsort(order, m, sizeof *order, cmp_u64);
+        canon_put(c, m);
+        for (uint32_t j = 0; j < m; j++) {
+            const rel_entry *e = &s->e[order[j] & 0xffffffffu];
+            canon_put(c, order[j] >> 32);
+            canon_put_vc(c, h, &e->vc);
+        }
+    }
+}
+
+size_t gr_hb_canonical_state(const gr_hb *h, uint64_t *out, size_t cap) {
+    canon c;
+    memset(c.nvals, 0, sizeof c.nvals);
+    c.out = out;
+    c.cap = cap;
+    c.n = 0;
+    c.absolute = h->nthreads > CANON_MAX_THREADS;
+    bool wide = h->wide_active && h->wide;
+    canon_note_all(&c, h);
+    if (wide) canon_note_all(&c, h->wide);
+    bool overflow = false;
+    canon_put(&c, 0x4842u); /* a tag: "HB" */
+    canon_put(&c, (uint64_t)h->nthreads << 8 | (uint64_t)wide << 1 | c.absolute);
+    canon_put_sync(&c, h, &overflow);
+    size_t slots[CANON_MAX_KEYS];
+    size_t n = sorted_slots(&h->cells_map, cell_nonempty, h, slots, CANON_MAX_KEYS, &overflow);
+    canon_put(&c, n);
+    for (size_t i = 0; i < n; i++) {
+        const acc_list *l = &h->cells[h->cells_map.vals[slots[i]] - 1].acc;
+        canon_put_key(&c, &h->cells_map.keys[slots[i]]);
+        /* The list's order does not matter (every entry is checked, reports are
+         * deduplicated per partner): list the entries sorted. Instruction ids are left out. */
+        uint64_t entries[CANON_MAX_LIST];
+        uint32_t m = l->n < CANON_MAX_LIST ? l->n : CANON_MAX_LIST;
+        if (m < l->n) overflow = true;
+        for (uint32_t j = 0; j < m; j++) {
+            const hb_acc *a = &l->v[j];
+            uint32_t rank = canon_rank(&c, a->thread, a->clock);
+            if (rank > 0xffffffu || a->thread > 0xffffffu) overflow = true;
+            entries[j] = (uint64_t)a->thread << 40 | (uint64_t)(rank & 0xffffffu) << 16 |
+                         (uint64_t)a->write | (uint64_t)a->atomic << 1 | (uint64_t)a->scope << 2 |
+                         (uint64_t)a->vol << 4;
+        }
+        qsort(entries, m, sizeof *entries, cmp_u64);
+        canon_put(&c, m);
+        for (uint32_t j = 0; j < m; j++) canon_put(&c, entries[j]);
+    }
+    if (wide) canon_put_sync(&c, h->wide, &overflow);
+    /* Too large for the fixed tables: no description rather than a wrong match. */
+    return overflow ? 0 : c.n;
+}

@@ -11,6 +11,7 @@
 #define GR_ORACLE_HB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -24,5 +25,18 @@ gr_hb *gr_hb_create(const gr_launch_geometry *geom, bool lockstep, gr_race_fn on
 bool gr_hb_event(gr_hb *h, const gr_event *ev, gr_error *err);
 bool gr_hb_access(gr_hb *h, const gr_access *a, gr_error *err);
 void gr_hb_destroy(gr_hb *h);
+
+/* Snapshots, for state-space exploration (tests/oracle_deep). gr_hb_copy() makes `dst` (created
+ * with the same geometry and warp model) continue exactly as `src` would; dst keeps its own race
+ * callback. gr_hb_clone() creates such a copy with the given callback. */
+bool gr_hb_copy(gr_hb *dst, const gr_hb *src, gr_error *err);
+gr_hb *gr_hb_clone(const gr_hb *src, gr_race_fn on_race, void *user, gr_error *err);
+/* A canonical description of everything that decides future verdicts: two detectors of one
+ * launch with equal descriptions report, for every continuation, races on the same accesses
+ * with the same kinds, flags and causes (partners' instruction ids aside, which the description
+ * leaves out; clock values appear as ranks per thread). Writes up to `cap` words to `out` and
+ * returns the description's length (larger than cap: call again with more room), or 0 when
+ * the state is too large to describe (launches far beyond a few warps). */
+size_t gr_hb_canonical_state(const gr_hb *h, uint64_t *out, size_t cap);
 
 #endif
