@@ -80,7 +80,7 @@ static __device__ __forceinline__ void rt_count_warp(unsigned long long *counter
 static __device__ __forceinline__ u32 rt_warp_steps(u32 block, u32 tid) {
     return (u32)(*(volatile u64 *)rt_warp_word(block, tid / 32u) >> RT_WARP_STEP_SHIFT);
 }
-static __device__ u32 rt_lockstep_step(u32 block, u32 tid) {
+static __device__ __noinline__ u32 rt_lockstep_step(u32 block, u32 tid) {
     u32 act = __activemask(), leader = (u32)__ffs(act) - 1u, before = 0u;
     if (rt_lane() == leader)
         before = (u32)(atomicAdd(rt_warp_word(block, tid / 32u), 1ull << RT_WARP_STEP_SHIFT) >>
