@@ -73,6 +73,7 @@ static int cmp_str(const void *a, const void *b) {
 
 typedef struct counts {
     uint32_t accesses, barriers, warp_syncs, fences, collectives, exits, skipped, async_groups;
+    uint32_t library_calls;
     uint32_t hook_calls; /* calls expected in the instrumented module */
 } counts;
 
@@ -80,9 +81,29 @@ static bool private_space(uint8_t space) {
     return space == PTX_SPACE_LOCAL || space == PTX_SPACE_PARAM || space == PTX_SPACE_CONST;
 }
 
+/* Whether `insn` (in function fi) calls, from the user's code, a function outside it: the
+ * instrumenter puts a CALL event before it (findings there are reported at the user's call). */
+static bool calls_library(const ptx_module *m, const bool *user, int32_t fi, const ptx_insn *insn) {
+    if (insn->op != PTX_OP_CALL || !user[fi]) return false;
+    for (uint32_t k = 0; k < insn->noperands; k++) {
+        if (insn->operands[k].kind != PTX_OPND_SYMBOL) continue;
+        for (int32_t g = 0; g < m->nfunctions; g++)
+            if (m->functions[g].name && strcmp(m->functions[g].name, insn->operands[k].u.symbol) == 0)
+                return !user[g];
+        return false;
+    }
+    return false;
+}
+
 /* How many hook calls `insn` should get (0 = none), and which counter it belongs to. */
-static int expected_hooks(const ptx_function *f, const ptx_insn *insn, uint32_t **counter, counts *c) {
+static int expected_hooks(const ptx_module *m, const bool *user, int32_t fi, const ptx_insn *insn,
+                          uint32_t **counter, counts *c) {
+    const ptx_function *f = &m->functions[fi];
     *counter = NULL;
+    if (calls_library(m, user, fi, insn)) {
+        *counter = &c->library_calls;
+        return 1;
+    }
     switch (insn->op) {
     case PTX_OP_LD: case PTX_OP_LDU: case PTX_OP_ST: case PTX_OP_ATOM: case PTX_OP_RED:
         if (private_space(insn->space)) {
@@ -119,14 +140,14 @@ static int expected_hooks(const ptx_function *f, const ptx_insn *insn, uint32_t 
     }
 }
 
-static counts count_module(const ptx_module *m) {
+static counts count_module(const ptx_module *m, const bool *user) {
     counts c = {0};
     for (int32_t fi = 0; fi < m->nfunctions; fi++) {
         const ptx_function *f = &m->functions[fi];
         for (int32_t i = 0; i < f->nstmts; i++) {
             if (f->stmts[i].kind != PTX_STMT_INSN) continue;
             uint32_t *counter;
-            int hooks = expected_hooks(f, f->stmts[i].insn, &counter, &c);
+            int hooks = expected_hooks(m, user, fi, f->stmts[i].insn, &counter, &c);
             if (counter) (*counter)++;
             c.hook_calls += (uint32_t)hooks;
         }
@@ -153,7 +174,8 @@ static bool hook_call_id(const ptx_insn *call, uint32_t *id) {
 
 /* Checks, in the instrumented module, that each instruction that needs hooks has them right in
  * front (same id, same guard). Returns the number of instructions missing theirs. */
-static int check_hooks_in_place(const ptx_module *m, const char *what, uint32_t *calls_seen) {
+static int check_hooks_in_place(const ptx_module *m, const bool *user, const char *what,
+                                uint32_t *calls_seen) {
     int missing = 0;
     *calls_seen = 0;
     counts scratch = {0};
@@ -168,7 +190,7 @@ static int check_hooks_in_place(const ptx_module *m, const char *what, uint32_t 
             }
             if (in->ptx_line == 0) continue; /* inserted address arithmetic */
             uint32_t *counter;
-            int want = expected_hooks(f, in, &counter, &scratch);
+            int want = expected_hooks(m, user, fi, in, &counter, &scratch);
             int found = 0;
             for (int32_t j = i - 1; j >= 0 && found < want; j--) {
                 if (f->stmts[j].kind != PTX_STMT_INSN) continue;
@@ -420,6 +442,7 @@ static int check_kernel(const char *path, const char *source, bool faithful, tot
     gr_compile_result res = {0};
     ptx_module *m = NULL, *m2 = NULL, *mi = NULL;
     char *printed = NULL, *instrumented = NULL;
+    bool *user = NULL;
 
 #define FAIL(...)                                                                             \
     do {                                                                                      \
@@ -460,7 +483,12 @@ static int check_kernel(const char *path, const char *source, bool faithful, tot
     t->markers += nmarkers;
 
     /* instrument the re-parsed copy; m keeps the original ids for the comparisons */
-    counts want = count_module(m2);
+    /* which functions are the user's: the instrumenter's rule, taken before it adds the hook
+     * declarations (appended after every function, so the indices stay) */
+    user = calloc((size_t)m2->nfunctions + 1, sizeof *user);
+    cr_assert_not_null(user);
+    ptx_mark_user_functions(m2, user);
+    counts want = count_module(m2, user);
     gr_instrument_stats s;
     if (!gr_instrument_module(m2, NULL, &s, &err)) {
         FAIL("%s: instrumentation failed: %s", what, ERRMSG);
@@ -469,15 +497,16 @@ static int check_kernel(const char *path, const char *source, bool faithful, tot
     if (s.accesses != want.accesses || s.barriers != want.barriers ||
         s.warp_syncs != want.warp_syncs || s.fences != want.fences ||
         s.collectives != want.collectives || s.exits != want.exits ||
-        s.skipped_local_param_const != want.skipped || s.async_groups != want.async_groups)
+        s.skipped_local_param_const != want.skipped || s.async_groups != want.async_groups ||
+        s.library_calls != want.library_calls)
         FAIL("%s: stats differ from the independent count: accesses %u/%u barriers %u/%u "
              "warp_syncs %u/%u fences %u/%u collectives %u/%u exits %u/%u skipped %u/%u "
-             "async %u/%u", what, s.accesses, want.accesses, s.barriers, want.barriers,
+             "async %u/%u library calls %u/%u", what, s.accesses, want.accesses, s.barriers, want.barriers,
              s.warp_syncs, want.warp_syncs, s.fences, want.fences, s.collectives,
              want.collectives, s.exits, want.exits, s.skipped_local_param_const, want.skipped,
-             s.async_groups, want.async_groups);
+             s.async_groups, want.async_groups, s.library_calls, want.library_calls);
     uint32_t calls = 0;
-    int missing = check_hooks_in_place(m2, what, &calls);
+    int missing = check_hooks_in_place(m2, user, what, &calls);
     if (missing) FAIL("%s: %d instructions lack their hook calls", what, missing);
     if (calls != want.hook_calls) FAIL("%s: %u hook calls, expected %u", what, calls, want.hook_calls);
     t->hooks += calls;
@@ -502,6 +531,7 @@ done:
 #undef FAIL
 #undef ERRMSG
     gr_error_clear(&err);
+    free(user);
     free(printed);
     free(instrumented);
     ptx_module_free(m);
