@@ -337,6 +337,19 @@ static totals terminal(const sched *s) {
     return (totals){1, !s->undecided, 0, mismatch};
 }
 
+/* The totals of the traces below `child`: its own verdict when every thread is done, else a
+ * search one level down (detector copy `next`). False when that search failed. */
+static bool below(deep *d, int level, int next, const sched *child, bool all_done, totals *t) {
+    if (all_done) {
+        *t = terminal(child);
+        if (t->mismatches && d->c.mismatch_states++ < 3)
+            print_path(d, level + 1, "racing accesses differ on a decided trace");
+        return true;
+    }
+    *t = explore(d, next, child);
+    return !d->failed;
+}
+
 /* One step of thread i from the state at `level`: its verdicts and the totals of its future. */
 static bool step(deep *d, int level, const sched *s, uint32_t i, int op, totals *acc) {
     sched child = *s;
@@ -382,14 +395,7 @@ static bool step(deep *d, int level, const sched *s, uint32_t i, int op, totals 
         if (e->k0) {
             t = (totals){e->traces, e->decided, e->racy, e->mismatches};
         } else {
-            if (all_done) {
-                t = terminal(&child);
-                if (t.mismatches && d->c.mismatch_states++ < 3)
-                    print_path(d, level + 1, "racing accesses differ on a decided trace");
-            } else {
-                t = explore(d, next, &child);
-                if (d->failed) return false;
-            }
+            if (!below(d, level, next, &child, all_done, &t)) return false;
             /* explore() may have grown the table: look the slot up again. */
             e = memo_slot(&d->table, k0, k1);
             if (!e) return gr_fail(d->err, GR_ERR_NOMEM, "out of memory for the state table");
@@ -399,14 +405,7 @@ static bool step(deep *d, int level, const sched *s, uint32_t i, int op, totals 
         }
     } else {
         d->c.states++;
-        if (all_done) {
-            t = terminal(&child);
-            if (t.mismatches && d->c.mismatch_states++ < 3)
-                print_path(d, level + 1, "racing accesses differ on a decided trace");
-        } else {
-            t = explore(d, next, &child);
-            if (d->failed) return false;
-        }
+        if (!below(d, level, next, &child, all_done, &t)) return false;
     }
     d->nev = mark;
     acc->traces += t.traces;
