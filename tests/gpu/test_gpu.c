@@ -305,12 +305,30 @@ static size_t count_of(const char *text, const char *needle) {
     return n;
 }
 
-Test(gpu_inline, plain_accesses_inline_strong_ones_call_the_hook) {
-    ptx_module *m = compile_or_die(mixed_kernel, "mixed.cu");
+/* Inline checks on, every global load checked (no read-only skips). */
+static gr_gpu_options inline_options(void) {
     gr_gpu_options o;
     gr_gpu_options_default(&o);
     o.inline_checks = true;
     o.skip_readonly_loads = false;
+    return o;
+}
+
+/* The module, prepared with `o`, links with the runtime for sm_90 (no cubin cache). */
+static void assert_links_for_sm_90(const ptx_module *m, const gr_gpu_options *o) {
+    gr_gpu_options uncached = *o;
+    uncached.cache_dir = "";
+    void *cubin = NULL;
+    size_t len = 0;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_gpu_build_cubin(m, &uncached, "sm_90", &cubin, &len, NULL, NULL, &err),
+              "%s\n%s", err.message, err.detail ? err.detail : "");
+    free(cubin);
+}
+
+Test(gpu_inline, plain_accesses_inline_strong_ones_call_the_hook) {
+    ptx_module *m = compile_or_die(mixed_kernel, "mixed.cu");
+    gr_gpu_options o = inline_options();
     char *ptx = NULL;
     gr_gpu_prep_stats st;
     gr_error err = GR_ERROR_INIT;
@@ -325,12 +343,7 @@ Test(gpu_inline, plain_accesses_inline_strong_ones_call_the_hook) {
      * call the hook (without .uni) on their slow path only. */
     cr_expect_eq(count_of(ptx, "call.uni \t__gr_hook_access"), 2u, "%s", ptx);
     cr_expect_eq(count_of(ptx, "call __gr_hook_access"), 4u);
-    void *cubin = NULL;
-    size_t len = 0;
-    o.cache_dir = "";
-    cr_assert(gr_gpu_build_cubin(m, &o, "sm_90", &cubin, &len, NULL, NULL, &err), "%s\n%s",
-              err.message, err.detail ? err.detail : "");
-    free(cubin);
+    assert_links_for_sm_90(m, &o);
     free(ptx);
     /* Off: every hook is a call, as before. */
     o.inline_checks = false;
@@ -364,10 +377,7 @@ Test(gpu_inline, guarded_and_vector_accesses) {
         "  h[i] = (short)(h[i] + n);\n"              /* 2 bytes */
         "}\n",
         "vec.cu");
-    gr_gpu_options o;
-    gr_gpu_options_default(&o);
-    o.inline_checks = true;
-    o.skip_readonly_loads = false;
+    gr_gpu_options o = inline_options();
     char *ptx = NULL;
     gr_gpu_prep_stats st;
     gr_error err = GR_ERROR_INIT;
@@ -375,12 +385,7 @@ Test(gpu_inline, guarded_and_vector_accesses) {
     cr_expect_eq(st.inline_sites, st.accesses, "every plain access of 1..16 bytes is inline");
     cr_expect_geq(st.inline_sites, 6u);
     cr_expect(strstr(ptx, "[%gr_id3+24]") != NULL, "the 16-byte access checks its 4th granule");
-    void *cubin = NULL;
-    size_t len = 0;
-    o.cache_dir = "";
-    cr_assert(gr_gpu_build_cubin(m, &o, "sm_90", &cubin, &len, NULL, NULL, &err), "%s\n%s",
-              err.message, err.detail ? err.detail : "");
-    free(cubin);
+    assert_links_for_sm_90(m, &o);
     free(ptx);
     ptx_module_free(m);
 }
