@@ -93,17 +93,24 @@ static bool seen_locally(fuzz_worker *w, uint64_t sig) {
 }
 
 /* The value oracle's verdict on a witness's input, recorded in the witness (oracle "seqcmp"). */
+/* The sequential comparison of one input on the session's kernel; false (error dropped: the
+ * campaign goes on without this verdict) when it could not run. */
+static bool run_seqcmp(search_session *s, const gr_input *in, const gr_seqcmp_options *o,
+                       gr_seqcmp_verdict *v) {
+    gr_error err = GR_ERROR_INIT;
+    if (gr_seqcmp_run(s->loaded.module, s->kernel->ptx_name, s->kernel,
+                      s->have_spec ? &s->spec : NULL, in, o, v, &err))
+        return true;
+    gr_error_clear(&err);
+    return false;
+}
+
 static void add_seqcmp_verdict(fuzz_worker *w, const gr_input *in, gr_witness *wit) {
     search_session *s = w->session;
     gr_seqcmp_options o = w->seqcmp;
     o.races_detected = wit->nfindings > 0;
     gr_seqcmp_verdict v;
-    gr_error err = GR_ERROR_INIT;
-    if (!gr_seqcmp_run(s->loaded.module, s->kernel->ptx_name, s->kernel,
-                       s->have_spec ? &s->spec : NULL, in, &o, &v, &err)) {
-        gr_error_clear(&err);
-        return;
-    }
+    if (!run_seqcmp(s, in, &o, &v)) return;
     gr_witness_verdict *vs = calloc(1, sizeof *vs);
     if (vs) {
         vs->oracle = strdup("seqcmp");
@@ -203,12 +210,7 @@ static void probe_outputs(fuzz_worker *w, const gr_input *in, const gr_launch_re
     for (int i = 0; i < res->nfindings; i++)
         if (res->findings[i].cls == GR_FINDING_RACE) o.races_detected = true;
     gr_seqcmp_verdict v;
-    gr_error err = GR_ERROR_INIT;
-    if (!gr_seqcmp_run(s->loaded.module, s->kernel->ptx_name, s->kernel,
-                       s->have_spec ? &s->spec : NULL, in, &o, &v, &err)) {
-        gr_error_clear(&err);
-        return;
-    }
+    if (!run_seqcmp(s, in, &o, &v)) return;
     uint64_t feature = gr_seqcmp_feature(&v);
     gr_feedback_add_feature(g_counters, sizeof g_counters, feature);
     if (feature && v.nondeterministic_without_race && !seen_locally(w, feature) &&
