@@ -1424,7 +1424,9 @@ static bool parse_body(parser *P) {
                 if (!parse_reg_decl(P, P->depth > 0 || P->m->functions[P->fn].nstmts > 0)) return false;
             } else if (stmt_starts_with(P, ".local") || stmt_starts_with(P, ".shared") ||
                        stmt_starts_with(P, ".param") || stmt_starts_with(P, ".global") ||
-                       stmt_starts_with(P, ".const") || stmt_starts_with(P, ".align")) {
+                       stmt_starts_with(P, ".const") || stmt_starts_with(P, ".align") ||
+                       stmt_starts_with(P, ".weak") || stmt_starts_with(P, ".extern")) {
+                /* linking directives come first in PTX (`.weak .shared ...`, as printed) */
                 if (!parse_body_var(P)) return false;
             } else if (stmt_starts_with(P, ".pragma")) {
                 ptx_stmt *st = push_stmt(P, PTX_STMT_PRAGMA);

@@ -708,3 +708,19 @@ Test(ptx_directives, pragmas_attributes_files_sections) {
     free(assert_round_trip(m, "directives.ptx"));
     ptx_module_free(m);
 }
+
+/* A body variable with a linking directive (`.shared .weak`, as nvcc may write it) prints as
+ * `.weak .shared`, which must parse back as the same variable (found by fuzz_ptx_parse). */
+Test(ptx_decls, weak_body_variable_round_trips) {
+    char text[512];
+    snprintf(text, sizeof text,
+             "%s.visible .entry k()\n{\n"
+             "\t.shared .weak .align 16 .b8 buf[2048];\n"
+             "\t.weak .shared .align 4 .b8 other[8];\n"
+             "\tret;\n}\n", HEADER);
+    ptx_module *m = parse_ok(text, "weak.ptx");
+    cr_assert_eq(m->functions[0].nvars, 2);
+    cr_expect(m->functions[0].vars[0].is_weak && m->functions[0].vars[1].is_weak);
+    free(assert_round_trip(m, "weak.ptx"));
+    ptx_module_free(m);
+}
