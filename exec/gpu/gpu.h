@@ -31,6 +31,8 @@ typedef struct gr_gpu_options {
     bool step_budget;      /* backward-branch budget: a spinning kernel traps (`hang`) */
     bool skip_nc_loads;    /* leave ld.global.nc (read-only data) unchecked */
     bool skip_readonly_loads; /* skip loads of parameter buffers no thread writes (readonly.h) */
+    bool skip_quiet_loads; /* drop the checks of shared loads no write shares a barrier
+                            * interval with (intervals.h); off with GPURACE_GPU_INTERVALS=0 */
     bool bounds_checks;    /* the loads of the two above keep a bounds-only check (out-of-bounds
                             * reads are reported); false skips them outright */
     bool inline_checks;    /* the hook's common path inline at plain accesses (inline_access.h);
@@ -73,6 +75,7 @@ typedef struct gr_gpu_prep_stats {
     uint32_t nc_loads_skipped;   /* hooks removed before ld.global.nc */
     uint32_t readonly_loads_skipped; /* read hooks guarded: parameter buffers never written */
     uint32_t bounds_checks;      /* of the two above, loads given a bounds-only check */
+    uint32_t quiet_loads_skipped; /* shared loads whose barrier interval writes nothing */
     uint32_t accesses;           /* access hooks left (read-only ones included) */
     uint32_t inline_sites;       /* of those, checked inline (the hook only on the slow path) */
     uint32_t ro_kernels;         /* entries of ro[] used */

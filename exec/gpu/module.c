@@ -27,6 +27,7 @@
 #include "exec/gpu/device/rt_abi.h"
 #include "exec/gpu/gpu.h"
 #include "exec/gpu/inline_access.h"
+#include "exec/gpu/intervals.h"
 #include "exec/gpu/readonly.h"
 #include "jit/compile/compile.h"
 #include "jit/instrument/instrument.h"
@@ -39,7 +40,7 @@ extern const char gr_gpu_runtime_source[];
 extern const size_t gr_gpu_runtime_source_len;
 
 /* Bumped whenever the passes below change what they emit (part of the cache key). */
-#define GR_GPU_MODULE_FORMAT 6u
+#define GR_GPU_MODULE_FORMAT 7u
 
 void gr_gpu_options_default(gr_gpu_options *o) {
     memset(o, 0, sizeof *o);
@@ -49,11 +50,14 @@ void gr_gpu_options_default(gr_gpu_options *o) {
     o->skip_nc_loads = true;
     o->skip_readonly_loads = true;
     /* GPURACE_GPU_INLINE=0 keeps every hook call, GPURACE_GPU_BOUNDS=0 skips read-only loads
-     * outright (A/B comparisons of the inline path and of the bounds-only checks). */
+     * outright, GPURACE_GPU_INTERVALS=0 keeps the checks of quiet shared loads (A/B
+     * comparisons of the inline path, the bounds-only checks and the interval filter). */
     const char *env = getenv("GPURACE_GPU_INLINE");
     o->inline_checks = !(env && strcmp(env, "0") == 0);
     env = getenv("GPURACE_GPU_BOUNDS");
     o->bounds_checks = !(env && strcmp(env, "0") == 0);
+    env = getenv("GPURACE_GPU_INTERVALS");
+    o->skip_quiet_loads = !(env && strcmp(env, "0") == 0);
 }
 
 bool gr_gpu_runtime_ptx(const char *arch, char **ptx, gr_error *err) {
@@ -232,6 +236,33 @@ static bool hook_operands(const char *s, size_t len, char *addr, size_t n, uint3
     return *size != 0;
 }
 
+/* The info word and instruction id of a hook call line (both immediates); false for any
+ * other shape. */
+static bool hook_info_id(const char *s, size_t len, uint32_t *info, uint32_t *id) {
+    const char *end = s + len, *h = s;
+    while (h < end && strncmp(h, "__gr_hook_access", 16) != 0) h++;
+    const char *open = h < end ? memchr(h, '(', (size_t)(end - h)) : NULL;
+    const char *c1 = open ? memchr(open, ',', (size_t)(end - open)) : NULL;
+    const char *c2 = c1 ? memchr(c1 + 1, ',', (size_t)(end - c1 - 1)) : NULL;
+    if (!c2) return false;
+    char *stop1 = NULL, *stop2 = NULL;
+    unsigned long i = strtoul(skip_space(c1 + 1), &stop1, 0);
+    unsigned long d = strtoul(skip_space(c2 + 1), &stop2, 0);
+    if (stop1 == c1 + 1 || stop2 == c2 + 1 || i > UINT32_MAX || d > UINT32_MAX) return false;
+    *info = (uint32_t)i;
+    *id = (uint32_t)d;
+    return true;
+}
+
+/* A plain shared read the barrier-interval filter found quiet (intervals.h). */
+static bool quiet_shared_load(const gr_quiet_loads *quiet, const char *s, size_t len) {
+    uint32_t info = 0, id = 0;
+    if (!quiet || !hook_info_id(s, len, &info, &id) || !gr_quiet_load(quiet, id)) return false;
+    return GR_HOOK_ACCESS_SPACE(info) == GR_HOOK_SPACE_SHARED && (info & GR_HOOK_ACCESS_READ) &&
+           !(info & (GR_HOOK_ACCESS_WRITE | GR_HOOK_ACCESS_ATOMIC | GR_HOOK_ACCESS_ASYNC)) &&
+           GR_HOOK_ACCESS_SEM(info) == GR_HOOK_SEM_WEAK;
+}
+
 /* Parameters whose bounds one site may compare (more: the full check runs). */
 #define BOUNDS_MAX_PARAMS 8
 
@@ -345,8 +376,8 @@ static bool emit_user_dynamic_size(gr_strbuf *out, const char *s, size_t len) {
     return true;
 }
 
-static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *out,
-                        gr_gpu_prep_stats *st, gr_error *err) {
+static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quiet_loads *quiet,
+                        gr_strbuf *out, gr_gpu_prep_stats *st, gr_error *err) {
     const char *end = text + strlen(text);
     gr_ro_result ro;
     memset(&ro, 0, sizeof ro);
@@ -467,6 +498,10 @@ static bool line_passes(const char *text, const gr_gpu_options *o, gr_strbuf *ou
                 char addr[64];
                 uint32_t size = 0;
                 bool operands = hook_operands(s, slen, addr, sizeof addr, &size);
+                if (quiet_shared_load(quiet, s, slen)) {
+                    st->quiet_loads_skipped++; /* no write shares its barrier intervals */
+                    continue;
+                }
                 if (o->skip_nc_loads && next_is_nc_load(p, end)) {
                     /* read-only for the kernel's duration: no race check, bounds only */
                     st->nc_loads_skipped++;
@@ -532,8 +567,15 @@ bool gr_gpu_prepare_ptx(const ptx_module *m, const gr_gpu_options *o, char **ptx
     gr_gpu_options eff = *o;
     if (!o->instrument) eff.coverage = eff.step_budget = eff.skip_nc_loads = false;
     if (!o->instrument || !gr_gpu_inline_supported()) eff.inline_checks = false;
+    gr_quiet_loads quiet;
+    memset(&quiet, 0, sizeof quiet);
+    if (eff.instrument && eff.skip_quiet_loads && !gr_quiet_loads_find(m, &quiet, err)) {
+        gr_strbuf_free(&text);
+        return false;
+    }
     gr_strbuf out = {0};
-    bool ok = line_passes(gr_strbuf_cstr(&text), &eff, &out, &st, err);
+    bool ok = line_passes(gr_strbuf_cstr(&text), &eff, quiet.bits ? &quiet : NULL, &out, &st, err);
+    gr_quiet_loads_free(&quiet);
     gr_strbuf_free(&text);
     if (!ok) {
         gr_strbuf_free(&out);

@@ -8,6 +8,7 @@
 
 #include "common/file.h"
 #include "exec/gpu/gpu.h"
+#include "exec/gpu/intervals.h"
 #include "exec/gpu/readonly.h"
 #include "jit/compile/compile.h"
 #include "jit/link/link.h"
@@ -288,6 +289,136 @@ Test(gpu_readonly, writes_in_functions_with_return_values_count) {
     cr_expect_eq(st.readonly_loads_skipped, 0u);
 }
 
+/* ---- quiet shared loads (intervals.h) ------------------------------------------------------- */
+
+static uint32_t quiet_loads_of(const char *source) {
+    return prepare_stats(source, NULL).quiet_loads_skipped;
+}
+
+static gr_quiet_loads quiet_analysis(const char *source) {
+    ptx_module *m = compile_or_die(source, "iv.cu");
+    gr_quiet_loads q;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_quiet_loads_find(m, &q, &err), "%s", err.message);
+    ptx_module_free(m);
+    return q;
+}
+
+Test(gpu_intervals, tile_reads_between_barriers_need_no_check) {
+    cr_expect_eq(quiet_loads_of(
+                     "extern \"C\" __global__ void mm(const float *a, const float *b, float *c, int n) {\n"
+                     "  __shared__ float sa[16][16], sb[16][16];\n"
+                     "  float acc = 0.f;\n"
+                     "  for (int k = 0; k < n; k += 16) {\n"
+                     "    sa[threadIdx.y][threadIdx.x] = a[threadIdx.y * n + k + threadIdx.x];\n"
+                     "    sb[threadIdx.y][threadIdx.x] = b[(k + threadIdx.y) * n + threadIdx.x];\n"
+                     "    __syncthreads();\n"
+                     "    for (int j = 0; j < 16; j++) acc += sa[threadIdx.y][j] * sb[j][threadIdx.x];\n"
+                     "    __syncthreads();\n"
+                     "  }\n"
+                     "  c[threadIdx.y * n + threadIdx.x] = acc;\n"
+                     "}\n"),
+                 32u, "the 2 x 16 unrolled tile loads; the two stores keep their checks");
+}
+
+Test(gpu_intervals, a_write_on_another_path_of_the_same_interval_keeps_the_check) {
+    cr_expect_eq(quiet_loads_of("extern \"C\" __global__ void k(const int *in, int *out) {\n"
+                                "  __shared__ int s[64];\n"
+                                "  s[threadIdx.x] = in[threadIdx.x];\n"
+                                "  __syncthreads();\n"
+                                "  if (threadIdx.x == 0) s[0] = in[64];\n"
+                                "  else out[threadIdx.x] = s[0];\n" /* races with the store */
+                                "  __syncthreads();\n"
+                                "  out[0] = s[1];\n" /* quiet */
+                                "}\n"),
+                 1u);
+}
+
+Test(gpu_intervals, a_guarded_barrier_does_not_cut) {
+    cr_expect_eq(quiet_loads_of("extern \"C\" __global__ void k(int *out, int c) {\n"
+                                "  __shared__ int s[64];\n"
+                                "  s[threadIdx.x] = threadIdx.x;\n"
+                                "  if (c) __syncthreads();\n"
+                                "  out[threadIdx.x] = s[63 - threadIdx.x];\n"
+                                "}\n"),
+                 0u);
+}
+
+Test(gpu_intervals, the_loop_back_edge_reaches_the_next_iterations_writes) {
+    cr_expect_eq(quiet_loads_of("extern \"C\" __global__ void k(int *out, int n) {\n"
+                                "  __shared__ int s[64];\n"
+                                "  int y = 0;\n"
+                                "  for (int i = 0; i < n; i++) {\n"
+                                "    s[threadIdx.x] = i + y;\n"
+                                "    __syncthreads();\n"
+                                "    y += s[threadIdx.x ^ 1];\n" /* races with the next store */
+                                "  }\n"
+                                "  out[threadIdx.x] = y;\n"
+                                "}\n"),
+                 0u);
+}
+
+Test(gpu_intervals, calls_and_generic_stores_count_as_shared_writes) {
+    cr_expect_eq(quiet_loads_of("__device__ __noinline__ void put(int *p, int v) { *p = v; }\n"
+                                "extern \"C\" __global__ void k(int *out) {\n"
+                                "  __shared__ int s[64];\n"
+                                "  s[threadIdx.x] = 1;\n"
+                                "  __syncthreads();\n"
+                                "  out[threadIdx.x] = s[63 - threadIdx.x];\n" /* put() writes */
+                                "  put(&s[threadIdx.x], 2);\n"
+                                "  __syncthreads();\n"
+                                "  out[threadIdx.x] += s[threadIdx.x ^ 1];\n" /* quiet */
+                                "}\n"),
+                 1u);
+    cr_expect_eq(quiet_loads_of("extern \"C\" __global__ void k(int *g, int c) {\n"
+                                "  __shared__ int s[64];\n"
+                                "  s[threadIdx.x] = 1;\n"
+                                "  __syncthreads();\n"
+                                "  int v = s[63 - threadIdx.x];\n"
+                                "  int *p = c ? &s[threadIdx.x] : &g[threadIdx.x];\n"
+                                "  *p = v;\n" /* generic: may be shared */
+                                "}\n"),
+                 0u);
+}
+
+Test(gpu_intervals, irregular_barriers_leave_the_kernel_alone) {
+    gr_quiet_loads q = quiet_analysis(
+        "extern \"C\" __global__ void k(const int *in, int *out) {\n"
+        "  __shared__ int s[64];\n"
+        "  s[threadIdx.x] = in[threadIdx.x];\n"
+        "  __syncthreads();\n"
+        "  out[threadIdx.x] = s[63 - threadIdx.x];\n"
+        "  if (threadIdx.x < 32) asm volatile(\"bar.arrive 1, 64;\" ::: \"memory\");\n"
+        "  else asm volatile(\"bar.sync 1, 64;\" ::: \"memory\");\n"
+        "}\n");
+    cr_expect_eq(q.count, 0u);
+    cr_expect_eq(q.kernels_left_alone, 1u);
+    gr_quiet_loads_free(&q);
+    q = quiet_analysis("extern \"C\" __global__ void k(const int *in, int *out) {\n"
+                       "  __shared__ int s[96];\n"
+                       "  s[threadIdx.x] = in[threadIdx.x];\n"
+                       "  __syncthreads();\n"
+                       "  out[threadIdx.x] = s[95 - threadIdx.x];\n"
+                       "  if (threadIdx.x < 64) asm volatile(\"bar.sync 1, 64;\" ::: \"memory\");\n"
+                       "}\n");
+    cr_expect_eq(q.count, 0u, "a barrier with a thread count");
+    cr_expect_eq(q.kernels_left_alone, 1u);
+    gr_quiet_loads_free(&q);
+}
+
+Test(gpu_intervals, environment_keeps_every_check) {
+    const char *src = "extern \"C\" __global__ void k(int *out) {\n"
+                      "  __shared__ int s[64];\n"
+                      "  s[threadIdx.x] = threadIdx.x;\n"
+                      "  __syncthreads();\n"
+                      "  out[threadIdx.x] = s[63 - threadIdx.x];\n"
+                      "}\n";
+    cr_expect_eq(quiet_loads_of(src), 1u);
+    setenv("GPURACE_GPU_INTERVALS", "0", 1);
+    cr_expect_eq(quiet_loads_of(src), 0u);
+    unsetenv("GPURACE_GPU_INTERVALS");
+}
+
 /* ---- inline access checks (inline_access.h) ------------------------------------------------ */
 
 static const char *mixed_kernel =
@@ -311,6 +442,7 @@ static gr_gpu_options inline_options(void) {
     gr_gpu_options_default(&o);
     o.inline_checks = true;
     o.skip_readonly_loads = false;
+    o.skip_quiet_loads = false; /* the shared load of mixed_kernel is quiet */
     return o;
 }
 

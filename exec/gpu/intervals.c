@@ -1,0 +1,295 @@
+/* intervals.c — shared-memory loads that cannot race, by barrier intervals (intervals.h).
+ *
+ * Per function, a summary (may write shared memory; uses something the analysis cannot follow)
+ * computed to a fixed point over the call graph. Per kernel, the control-flow graph of its
+ * instructions; from the entry and from every unguarded full barrier, a walk that stops at full
+ * barriers collects the interval's loads and whether it writes. A load in any interval that
+ * writes keeps its check. */
+#include "exec/gpu/intervals.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum node_kind {
+    NODE_PLAIN,   /* nothing the analysis cares about */
+    NODE_BARRIER, /* an unguarded full barrier: cuts intervals */
+    NODE_WRITE,   /* may write shared memory */
+    NODE_LOAD,    /* a plain ld.shared: a candidate */
+    NODE_UNSAFE,  /* the kernel is left alone */
+} node_kind;
+
+typedef struct fn_summary {
+    bool writes_shared;
+    bool unsafe;
+} fn_summary;
+
+/* The function named `name`: its definition if the module has one, else a declaration. */
+static int32_t find_function(const ptx_module *m, const char *name) {
+    int32_t found = -1;
+    for (int32_t i = 0; i < m->nfunctions; i++) {
+        if (!m->functions[i].name || strcmp(m->functions[i].name, name) != 0) continue;
+        if (m->functions[i].has_body) return i;
+        if (found < 0) found = i;
+    }
+    return found;
+}
+
+/* Bodiless functions NVRTC's output may call that never touch a block's shared memory. */
+static bool runtime_extern(const char *name) {
+    static const char *const known[] = {"vprintf", "malloc", "free", "__assertfail"};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (strcmp(name, known[i]) == 0) return true;
+    return false;
+}
+
+static node_kind classify_call(const ptx_module *m, const ptx_insn *x, const fn_summary *sums) {
+    for (uint32_t k = 0; k < x->noperands; k++) {
+        const ptx_operand *o = &x->operands[k];
+        if (o->kind == PTX_OPND_REG) return NODE_UNSAFE; /* indirect */
+        if (o->kind != PTX_OPND_SYMBOL) continue;
+        int32_t fi = find_function(m, o->u.symbol);
+        if (fi < 0) return NODE_UNSAFE;
+        if (!m->functions[fi].has_body) return runtime_extern(o->u.symbol) ? NODE_PLAIN : NODE_UNSAFE;
+        if (sums[fi].unsafe) return NODE_UNSAFE;
+        return sums[fi].writes_shared ? NODE_WRITE : NODE_PLAIN;
+    }
+    return NODE_UNSAFE;
+}
+
+/* The same reading of barrier forms as the instrumenter's (a count operand, bar.red's operand
+ * layout), so that "full" means what the device runtime counts. */
+static node_kind classify_barrier(const ptx_insn *x) {
+    if (x->subop == PTX_SUBOP_WARP) return NODE_PLAIN; /* bar.warp.sync */
+    int count_index = 1, nargs = x->noperands;
+    if (x->subop == PTX_SUBOP_RED) {
+        count_index = 2;
+        nargs = x->noperands - 1;
+    } else if (x->subop != PTX_SUBOP_NONE || !(x->flags & PTX_F_SYNC)) {
+        return NODE_UNSAFE; /* bar.arrive, or a form the runtime does not judge */
+    }
+    if (x->scope == PTX_SCOPE_CLUSTER || count_index < nargs) return NODE_UNSAFE;
+    return x->guard_reg >= 0 ? NODE_PLAIN : NODE_BARRIER;
+}
+
+static node_kind classify(const ptx_module *m, const ptx_insn *x, const fn_summary *sums) {
+    if (x->unknown) return NODE_UNSAFE;
+    switch (x->op) {
+    case PTX_OP_BAR:
+    case PTX_OP_BARRIER: return classify_barrier(x);
+    case PTX_OP_CALL: return classify_call(m, x, sums);
+    case PTX_OP_CP_ASYNC:
+    case PTX_OP_BRX: return NODE_UNSAFE;
+    default: break;
+    }
+    if (!(ptx_opcode_class((ptx_opcode)x->op) & PTX_OPC_MEMORY)) return NODE_PLAIN;
+    if (x->space == PTX_SPACE_SHARED_CLUSTER) return NODE_UNSAFE;
+    bool shared_or_generic = x->space == PTX_SPACE_SHARED || x->space == PTX_SPACE_NONE;
+    if (!shared_or_generic) return NODE_PLAIN;
+    if (ptx_opcode_class((ptx_opcode)x->op) & (PTX_OPC_WRITES | PTX_OPC_ATOMIC)) return NODE_WRITE;
+    if (x->op == PTX_OP_LD && x->space == PTX_SPACE_SHARED &&
+        (x->sem == PTX_SEM_NONE || x->sem == PTX_SEM_WEAK))
+        return NODE_LOAD;
+    return NODE_PLAIN;
+}
+
+/* Summaries of every function, to a fixed point (flags only ever turn on). */
+static void summarize(const ptx_module *m, fn_summary *sums) {
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int32_t fi = 0; fi < m->nfunctions; fi++) {
+            const ptx_function *fn = &m->functions[fi];
+            fn_summary s = sums[fi];
+            for (int32_t k = 0; k < fn->nstmts && !s.unsafe; k++) {
+                if (fn->stmts[k].kind != PTX_STMT_INSN) continue;
+                node_kind kind = classify(m, fn->stmts[k].insn, sums);
+                if (kind == NODE_UNSAFE) s.unsafe = true;
+                if (kind == NODE_WRITE) s.writes_shared = true;
+            }
+            if (s.unsafe != sums[fi].unsafe || s.writes_shared != sums[fi].writes_shared) {
+                sums[fi] = s;
+                changed = true;
+            }
+        }
+    }
+}
+
+typedef struct label_pos {
+    const char *name;
+    uint32_t node;
+} label_pos;
+
+static int label_cmp(const void *a, const void *b) {
+    return strcmp(((const label_pos *)a)->name, ((const label_pos *)b)->name);
+}
+
+/* One kernel's graph: its instructions in order, their kinds and branch targets. */
+typedef struct kernel_cfg {
+    uint32_t n;
+    const ptx_insn **insn;
+    uint8_t *kind;
+    uint32_t *target;  /* a branch's target node (n: past the end), else UINT32_MAX */
+} kernel_cfg;
+
+static void cfg_free(kernel_cfg *g) {
+    free(g->insn);
+    free(g->kind);
+    free(g->target);
+}
+
+/* False with *oom clear when the kernel must be left alone (an unsafe node, an unknown label). */
+static bool cfg_build(const ptx_module *m, const ptx_function *fn, const fn_summary *sums,
+                      kernel_cfg *g, bool *oom) {
+    memset(g, 0, sizeof *g);
+    *oom = false;
+    uint32_t nlabels = 0;
+    for (int32_t k = 0; k < fn->nstmts; k++) {
+        if (fn->stmts[k].kind == PTX_STMT_INSN) g->n++;
+        if (fn->stmts[k].kind == PTX_STMT_LABEL) nlabels++;
+    }
+    size_t cells = g->n ? g->n : 1;
+    g->insn = malloc(cells * sizeof *g->insn);
+    g->kind = malloc(cells);
+    g->target = malloc(cells * sizeof *g->target);
+    label_pos *labels = malloc((nlabels ? nlabels : 1) * sizeof *labels);
+    if (!g->insn || !g->kind || !g->target || !labels) {
+        free(labels);
+        *oom = true;
+        return false;
+    }
+    uint32_t node = 0, nl = 0;
+    for (int32_t k = 0; k < fn->nstmts; k++) {
+        if (fn->stmts[k].kind == PTX_STMT_LABEL) labels[nl++] = (label_pos){fn->stmts[k].text, node};
+        if (fn->stmts[k].kind != PTX_STMT_INSN) continue;
+        g->insn[node] = fn->stmts[k].insn;
+        g->kind[node] = (uint8_t)classify(m, fn->stmts[k].insn, sums);
+        g->target[node] = UINT32_MAX;
+        node++;
+    }
+    qsort(labels, nl, sizeof *labels, label_cmp);
+    bool ok = true;
+    for (uint32_t i = 0; i < g->n && ok; i++) {
+        if (g->kind[i] == NODE_UNSAFE) ok = false;
+        if (g->insn[i]->op != PTX_OP_BRA) continue;
+        const ptx_operand *t = g->insn[i]->noperands ? &g->insn[i]->operands[0] : NULL;
+        label_pos key = {t && t->kind == PTX_OPND_SYMBOL ? t->u.symbol : "", 0};
+        const label_pos *hit = bsearch(&key, labels, nl, sizeof *labels, label_cmp);
+        if (hit) g->target[i] = hit->node;
+        else ok = false;
+    }
+    free(labels);
+    return ok;
+}
+
+/* Successors of node i: a branch's target and, unless it always leaves that way, the next. */
+static uint32_t successors(const kernel_cfg *g, uint32_t i, uint32_t out[2]) {
+    const ptx_insn *x = g->insn[i];
+    bool guarded = x->guard_reg >= 0;
+    uint32_t n = 0;
+    if (x->op == PTX_OP_BRA) {
+        if (g->target[i] < g->n) out[n++] = g->target[i];
+        if (!guarded) return n;
+    } else if ((x->op == PTX_OP_RET || x->op == PTX_OP_EXIT || x->op == PTX_OP_TRAP) && !guarded) {
+        return 0;
+    }
+    if (i + 1 < g->n) out[n++] = i + 1;
+    return n;
+}
+
+typedef struct walk {
+    uint32_t *stamp;  /* interval number + 1 that last visited a node */
+    uint32_t *stack;
+    uint32_t *loads;  /* the current interval's loads */
+    uint8_t *noisy;   /* a load in some interval that writes */
+    uint8_t *reached; /* a load some interval reaches */
+} walk;
+
+/* One interval: from `from` (pushed as is) up to the full barriers; marks its loads noisy
+ * when it writes. */
+static void walk_interval(const kernel_cfg *g, walk *w, uint32_t number, const uint32_t *from,
+                          uint32_t nfrom) {
+    uint32_t sp = 0, nloads = 0;
+    bool writes = false;
+    for (uint32_t i = 0; i < nfrom; i++) w->stack[sp++] = from[i];
+    while (sp) {
+        uint32_t v = w->stack[--sp];
+        if (w->stamp[v] == number + 1) continue;
+        w->stamp[v] = number + 1;
+        if (g->kind[v] == NODE_BARRIER) continue;
+        if (g->kind[v] == NODE_WRITE) writes = true;
+        if (g->kind[v] == NODE_LOAD) w->loads[nloads++] = v;
+        uint32_t next[2], nn = successors(g, v, next);
+        for (uint32_t k = 0; k < nn; k++)
+            if (w->stamp[next[k]] != number + 1) w->stack[sp++] = next[k];
+    }
+    for (uint32_t i = 0; i < nloads; i++) {
+        w->reached[w->loads[i]] = 1;
+        if (writes) w->noisy[w->loads[i]] = 1;
+    }
+}
+
+static bool analyze_kernel(const kernel_cfg *g, gr_quiet_loads *q) {
+    walk w = {0};
+    size_t cells = g->n ? g->n : 1;
+    w.stamp = calloc(cells, sizeof *w.stamp);
+    w.stack = malloc(2 * cells * sizeof *w.stack); /* each node pushes at most 2 */
+    w.loads = malloc(cells * sizeof *w.loads);
+    w.noisy = calloc(cells, 1);
+    w.reached = calloc(cells, 1);
+    bool ok = w.stamp && w.stack && w.loads && w.noisy && w.reached;
+    if (ok && g->n) {
+        uint32_t number = 0, entry = 0;
+        walk_interval(g, &w, number++, &entry, 1);
+        for (uint32_t b = 0; b < g->n; b++) {
+            if (g->kind[b] != NODE_BARRIER) continue;
+            uint32_t next[2], nn = successors(g, b, next);
+            walk_interval(g, &w, number++, next, nn);
+        }
+        for (uint32_t i = 0; i < g->n; i++) {
+            if (g->kind[i] != NODE_LOAD || !w.reached[i] || w.noisy[i]) continue;
+            uint32_t id = g->insn[i]->id;
+            if (id >= q->nids) continue;
+            q->bits[id >> 3] |= (uint8_t)(1u << (id & 7u));
+            q->count++;
+        }
+    }
+    free(w.stamp);
+    free(w.stack);
+    free(w.loads);
+    free(w.noisy);
+    free(w.reached);
+    return ok;
+}
+
+bool gr_quiet_loads_find(const ptx_module *m, gr_quiet_loads *out, gr_error *err) {
+    memset(out, 0, sizeof *out);
+    out->nids = m->ninsns;
+    out->bits = calloc((m->ninsns + 7u) / 8u + 1u, 1);
+    fn_summary *sums = calloc(m->nfunctions ? (size_t)m->nfunctions : 1u, sizeof *sums);
+    bool ok = out->bits && sums;
+    if (ok) summarize(m, sums);
+    for (int32_t fi = 0; ok && fi < m->nfunctions; fi++) {
+        const ptx_function *fn = &m->functions[fi];
+        if (!fn->is_entry || !fn->has_body) continue;
+        if (sums[fi].unsafe) {
+            out->kernels_left_alone++;
+            continue;
+        }
+        kernel_cfg g;
+        bool oom = false;
+        if (cfg_build(m, fn, sums, &g, &oom)) ok = analyze_kernel(&g, out);
+        else if (!oom) out->kernels_left_alone++;
+        else ok = false;
+        cfg_free(&g);
+    }
+    free(sums);
+    if (!ok) {
+        gr_quiet_loads_free(out);
+        return gr_fail(err, GR_ERR_NOMEM, "out of memory analyzing barrier intervals");
+    }
+    return true;
+}
+
+void gr_quiet_loads_free(gr_quiet_loads *q) {
+    free(q->bits);
+    memset(q, 0, sizeof *q);
+}
