@@ -2,6 +2,9 @@
  * (instrumented) PTX, or the linked cubin (to inspect with cuobjdump -sass).
  *   gpu_prep FILE.cu --ptx OUT.ptx
  *   gpu_prep FILE.cu --cubin OUT.cubin [--sm sm_90]
+ *   gpu_prep FILE.ptx --quiet-ids    the ids of the shared loads whose checks the barrier-
+ *                                    interval filter drops (FILE.ptx from `gpurace ptx`, so
+ *                                    that ids match gpurace's findings)
  * Prints the preparation statistics. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,24 +12,49 @@
 
 #include "common/file.h"
 #include "exec/gpu/gpu.h"
+#include "exec/gpu/intervals.h"
 #include "jit/compile/compile.h"
 #include "jit/ptx/ptx_parse.h"
 
+static int print_quiet_ids(const char *path) {
+    gr_error err = GR_ERROR_INIT;
+    size_t len = 0;
+    char *text = gr_read_file(path, &len, &err);
+    ptx_module *m = NULL;
+    gr_quiet_loads q = {0};
+    bool ok = text && ptx_parse(text, len, path, &m, &err) && gr_quiet_loads_find(m, &q, &err);
+    if (ok) {
+        printf("quiet:");
+        for (uint32_t id = 0; id < q.nids; id++)
+            if (gr_quiet_load(&q, id)) printf(" %u", id);
+        printf("\nleft alone: %u\n", q.kernels_left_alone);
+    } else {
+        gr_error_print(&err, stderr);
+    }
+    gr_quiet_loads_free(&q);
+    if (m) ptx_module_free(m);
+    free(text);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
     const char *in = NULL, *ptx_out = NULL, *cubin_out = NULL, *sm = "sm_90";
-    bool source_faithful = false;
+    bool source_faithful = false, quiet_ids = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--source-faithful") == 0) source_faithful = true;
+        else if (strcmp(argv[i], "--quiet-ids") == 0) quiet_ids = true;
         else if (strcmp(argv[i], "--ptx") == 0 && i + 1 < argc) ptx_out = argv[++i];
         else if (strcmp(argv[i], "--cubin") == 0 && i + 1 < argc) cubin_out = argv[++i];
         else if (strcmp(argv[i], "--sm") == 0 && i + 1 < argc) sm = argv[++i];
         else in = argv[i];
     }
-    if (!in || (!ptx_out && !cubin_out)) {
-        fprintf(stderr, "usage: gpu_prep FILE.cu (--ptx OUT | --cubin OUT) [--sm sm_XY] [--source-faithful]\n");
+    if (!in || (!ptx_out && !cubin_out && !quiet_ids)) {
+        fprintf(stderr, "usage: gpu_prep FILE.cu (--ptx OUT | --cubin OUT) [--sm sm_XY] [--source-faithful]\n"
+                        "       gpu_prep FILE.ptx --quiet-ids\n");
         return 2;
     }
     gr_error err = GR_ERROR_INIT;
+    if (quiet_ids) return print_quiet_ids(in);
     gr_compile_options copt = {.compiler = GR_COMPILER_NVRTC, .source_faithful = source_faithful};
     gr_compile_result res = {0};
     ptx_module *m = NULL;
@@ -49,10 +77,10 @@ int main(int argc, char **argv) {
         free(cubin);
     }
     if (ok)
-        printf("entries %u, access hooks %u (inline checks %u), skipped: nc %u, read-only %u; "
-               "budget checks %u\n",
+        printf("entries %u, access hooks %u (inline checks %u), skipped: nc %u, read-only %u, "
+               "quiet shared %u; budget checks %u\n",
                st.entries, st.accesses, st.inline_sites, st.nc_loads_skipped,
-               st.readonly_loads_skipped, st.backward_branches);
+               st.readonly_loads_skipped, st.quiet_loads_skipped, st.backward_branches);
     else
         gr_error_print(&err, stderr);
     gr_compile_result_free(&res);
