@@ -12,6 +12,7 @@
  *                              (the A/B columns hook_ms / hook_x; GPURACE_GPU_INLINE=0 turns
  *                              the inline checks off for the main columns too)
  *   bench_gpu --plain NAME     only the uninstrumented kernel NAME, once (for racecheck)
+ *   bench_gpu --instr NAME     only the instrumented kernel NAME, once (for a profiler)
  *   bench_gpu --list           kernel names
  * Exit status 2 when no GPU is usable (the reason is printed). */
 #include <math.h>
@@ -464,7 +465,7 @@ static gr_backend *open_gpu(bool instrument, bool readonly_filter, bool inline_c
 int main(int argc, char **argv) {
     uint64_t scale = 1;
     const char *plain = NULL;
-    bool readonly_filter = true, ab = true;
+    bool readonly_filter = true, ab = true, one_instrumented = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--no-readonly") == 0) {
             readonly_filter = false;
@@ -476,12 +477,16 @@ int main(int argc, char **argv) {
         }
         if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) scale = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--plain") == 0 && i + 1 < argc) plain = argv[++i];
+        else if (strcmp(argv[i], "--instr") == 0 && i + 1 < argc) {
+            plain = argv[++i];
+            one_instrumented = true;
+        }
         else if (strcmp(argv[i], "--list") == 0) {
             for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) printf("%s\n", kernels[k].name);
             return 0;
         } else {
             fprintf(stderr, "usage: bench_gpu [--scale S] [--no-readonly] [--no-ab] [--plain KERNEL] "
-                            "[--list]\n");
+                            "[--instr KERNEL] [--list]\n");
             return 2;
         }
     }
@@ -497,10 +502,12 @@ int main(int argc, char **argv) {
         for (size_t k = 0; k < nk; k++) {
             if (strcmp(kernels[k].name, plain) != 0) continue;
             ptx_module *m = compile_kernel(k, &err);
-            gr_backend *be = m ? open_gpu(false, false, false, &err) : NULL;
+            gr_backend *be = m ? open_gpu(one_instrumented, readonly_filter, true, &err) : NULL;
             run_result rr;
-            bool ok = be && run_kernel(be, m, k, scale, 1, false, &rr, &err);
-            if (ok) printf("%s plain %.3f ms, %d races\n", plain, rr.ms, rr.races);
+            bool ok = be && run_kernel(be, m, k, scale, 1, one_instrumented, &rr, &err);
+            if (ok)
+                printf("%s %s %.3f ms, %d races\n", plain,
+                       one_instrumented ? "instrumented" : "plain", rr.ms, rr.races);
             else gr_error_print(&err, stderr);
             gr_backend_free(be);
             if (m) ptx_module_free(m);
