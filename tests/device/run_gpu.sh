@@ -5,7 +5,10 @@
 #   tests/device/run_gpu.sh [BUILD_DIR]
 # Environment: RACECHECK_SCALE (data divisor under racecheck, default 16),
 #              RACECHECK_TIMEOUT (seconds per kernel, default 10; 0 skips racecheck),
-#              ABLATION (1: also bench with the read-only filter off; default 1),
+#              ABLATION (1: also bench with the read-only filter off, and with the barrier-
+#              interval filter off; default 1),
+#              PROFILE (kernel names: each instrumented kernel once under Nsight Compute's ncu,
+#              when the machine has it; default none),
 #              CHECK_HOOKS (1: also run gpu_check with every hook a call, GPURACE_GPU_INLINE=0;
 #              default 0). bench_gpu itself prints the inline A/B columns (hook_ms, hook_x).
 set -u
@@ -34,7 +37,20 @@ timeout 240 "$BENCH" 2>&1 | tee "$OUT/bench"
 if [ "$ABLATION" = 1 ]; then
     echo "== bench_gpu --no-readonly (ablation: every global load checked)"
     timeout 240 "$BENCH" --no-readonly 2>&1 | tee "$OUT/bench_all"
+    echo "== bench_gpu, barrier-interval filter off (GPURACE_GPU_INTERVALS=0)"
+    GPURACE_GPU_INTERVALS=0 timeout 240 "$BENCH" --no-ab 2>&1 | tee "$OUT/bench_intervals"
 fi
+
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+for k in ${PROFILE:-}; do
+    if [ -z "$NCU" ]; then
+        echo "== profile: no ncu on this machine"
+        break
+    fi
+    echo "== profile: $k (instrumented, ncu)"
+    timeout 120 "$NCU" --section SpeedOfLight --section WarpStateStats --section InstructionStats \
+        --section MemoryWorkloadAnalysis --launch-count 1 "$BENCH" --instr "$k" 2>&1 | tail -60
+done
 
 printf "%-11s %10s %12s %8s\n" kernel plain_ms racecheck_s hazards > "$OUT/rc"
 if [ "$RC_TIMEOUT" != 0 ]; then
@@ -62,5 +78,6 @@ grep -E "agree|recovery|executions/s" "$OUT/check"
 [ -f "$OUT/check_hooks" ] && grep -E "agree" "$OUT/check_hooks" | sed 's/^/inline off: /'
 grep -E "^(bench_gpu|kernel|device)|x |geomean" "$OUT/bench"
 [ -f "$OUT/bench_all" ] && grep -E "geomean" "$OUT/bench_all" | sed 's/^/read-only filter off: /'
+[ -f "$OUT/bench_intervals" ] && grep -E "geomean" "$OUT/bench_intervals" | sed 's/^/interval filter off: /'
 [ "$RC_TIMEOUT" != 0 ] && cat "$OUT/rc"
 exit 0
