@@ -37,6 +37,8 @@ typedef struct gr_gpu_options {
                             * reads are reported); false skips them outright */
     bool inline_checks;    /* the hook's common path inline at plain accesses (inline_access.h);
                             * default on, off with GPURACE_GPU_INLINE=0 in the environment */
+    bool cas_first;        /* inline global writes try the CAS from the empty word first;
+                            * off with GPURACE_GPU_CAS_FIRST=0 */
     const char *cache_dir; /* NULL: $XDG_CACHE_HOME/gpurace or ~/.cache/gpurace; "": no cache */
     int device;            /* CUDA device ordinal */
     size_t arena_bytes;    /* launch-buffer arena; 0: 1/32 of device memory, at most 2 GiB,

@@ -537,7 +537,8 @@ static void emit_granules(gr_strbuf *out, uint32_t site, uint32_t ngran, bool wr
                       hook, hook, WARP_SIZE, site, hook);
 }
 
-bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t site) {
+bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t site,
+                          bool cas_first) {
     access_call c;
     if (!parse_access_call(line, len, &c) || !eligible(c.info)) return false;
     uint32_t size = GR_HOOK_ACCESS_SIZE(c.info), space = GR_HOOK_ACCESS_SPACE(c.info);
@@ -591,16 +592,20 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
                           "\tmad.lo.u64 %%gr_id3, %%gr_id2, 2, %%gr_id0;\n",
                           RT_OFF(arena_lo), RT_OFF(arena_hi), c.addr, site, RT_OFF(arena_shadow));
     }
+    /* A global write of one granule mostly finds its word empty (a first write of the launch,
+     * the hook's first case): it tries the CAS from empty at once, one memory round trip, and
+     * decides on the word it gets back only when that fails. */
+    bool cas_empty_first = cas_first && write && !shared && ngran == 1;
     /* The thread's record (bar, wep, flags) and the shadow word; touched as the hook sets it.
      * %gr_iu3 keeps the full warp epoch (the word holds its low byte). */
+    gr_strbuf_appendf(out, "\tld.global.v4.u32 {%%gr_iu2, %%gr_iu3, %%gr_iu4, %%gr_iu5}, [%%gr_itp];\n");
+    if (!cas_empty_first) gr_strbuf_appendf(out, "\tld.volatile.%s.u64 %%gr_id4, [%s];\n", sp, sa);
     gr_strbuf_appendf(out,
-                      "\tld.global.v4.u32 {%%gr_iu2, %%gr_iu3, %%gr_iu4, %%gr_iu5}, [%%gr_itp];\n"
-                      "\tld.volatile.%s.u64 %%gr_id4, [%s];\n"
                       "\tsetp.lt.u32 %%gr_iq1, %%gr_iu4, %" PRIu32 ";\n"
                       "\t@%%gr_iq1 st.global.u8 [%%gr_itp+%u], %%gr_ih;\n"
                       "\tand.b32 %%gr_iu5, %%gr_iu3, %" PRIu32 ";\n"
                       "\tor.b32 %%gr_iu5, %%gr_iu5, %" PRIu32 ";\n",
-                      sp, sa, (uint32_t)1u << touched_shift,
+                      (uint32_t)1u << touched_shift,
                       (unsigned)offsetof(gr_rt_thread, touched),
                       (uint32_t)(GR_FSM_M_WEP >> low_bit(GR_FSM_M_WEP)), HI(single));
     if (size < 4)
@@ -617,6 +622,13 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
                       "\tor.b32 %%gr_iu10, %%gr_iu10, %%gr_irep;\n"
                       "\tmov.b64 %%gr_id5, {%%gr_iu10, %%gr_iu5};\n",
                       low_bit(GR_FSM_M_BAR));
+    if (cas_empty_first)
+        gr_strbuf_appendf(out,
+                          "\tmov.b64 %%gr_id6, 0;\n"
+                          "\tatom.global.cas.b64 %%gr_id4, [%%gr_id3], %%gr_id6, %%gr_id5;\n"
+                          "\tsetp.eq.u64 %%gr_iq0, %%gr_id4, 0;\n"
+                          "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n",
+                          site);
     if (ngran > 1) emit_granules(out, site, ngran, write, sp, sa);
     else emit_one_granule(out, site, write, sp, sa);
     /* The slow path: the hook, unchanged but for .uni (the lanes may have diverged here). */

@@ -50,14 +50,17 @@ void gr_gpu_options_default(gr_gpu_options *o) {
     o->skip_nc_loads = true;
     o->skip_readonly_loads = true;
     /* GPURACE_GPU_INLINE=0 keeps every hook call, GPURACE_GPU_BOUNDS=0 skips read-only loads
-     * outright, GPURACE_GPU_INTERVALS=0 keeps the checks of quiet shared loads (A/B
-     * comparisons of the inline path, the bounds-only checks and the interval filter). */
+     * outright, GPURACE_GPU_INTERVALS=0 keeps the checks of quiet shared loads,
+     * GPURACE_GPU_CAS_FIRST=0 reads the word before a global write's CAS (A/B comparisons of
+     * the inline path, the bounds-only checks, the interval filter and the write path). */
     const char *env = getenv("GPURACE_GPU_INLINE");
     o->inline_checks = !(env && strcmp(env, "0") == 0);
     env = getenv("GPURACE_GPU_BOUNDS");
     o->bounds_checks = !(env && strcmp(env, "0") == 0);
     env = getenv("GPURACE_GPU_INTERVALS");
     o->skip_quiet_loads = !(env && strcmp(env, "0") == 0);
+    env = getenv("GPURACE_GPU_CAS_FIRST");
+    o->cas_first = !(env && strcmp(env, "0") == 0);
 }
 
 bool gr_gpu_runtime_ptx(const char *arch, char **ptx, gr_error *err) {
@@ -349,7 +352,7 @@ static void emit_hook_line(gr_strbuf *out, const char *line, size_t len, bool di
  * slow path is a plain call). */
 static void emit_access_hook(gr_strbuf *out, const char *line, size_t len, const gr_gpu_options *o,
                              gr_gpu_prep_stats *st, bool diverged) {
-    if (o->inline_checks && gr_gpu_inline_access(out, line, len, st->inline_sites)) {
+    if (o->inline_checks && gr_gpu_inline_access(out, line, len, st->inline_sites, o->cas_first)) {
         st->inline_sites++;
         return;
     }

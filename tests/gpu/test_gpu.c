@@ -499,6 +499,25 @@ Test(gpu_inline, environment_turns_the_inline_path_off) {
     cr_expect(o.inline_checks, "on by default");
 }
 
+/* A plain global write of one granule tries the CAS from the empty word before reading it;
+ * shared writes and reads read first. */
+Test(gpu_inline, global_writes_try_the_cas_from_empty_first) {
+    static const char *cas_first = "atom.global.cas.b64 %gr_id4, [%gr_id3], %gr_id6, %gr_id5;";
+    ptx_module *m = compile_or_die(mixed_kernel, "mixed.cu");
+    gr_gpu_options o = inline_options();
+    char *ptx = NULL;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, NULL, &err), "%s", err.message);
+    cr_expect_eq(count_of(ptx, cas_first), 1u, "the store to g only");
+    free(ptx);
+    o.cas_first = false;
+    cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, NULL, &err), "%s", err.message);
+    cr_expect_eq(count_of(ptx, cas_first), 0u);
+    free(ptx);
+    assert_links_for_sm_90(m, &o);
+    ptx_module_free(m);
+}
+
 /* A guarded access keeps its guard: the inline check is skipped when the guard is false. */
 Test(gpu_inline, guarded_and_vector_accesses) {
     ptx_module *m = compile_or_die(
