@@ -25,6 +25,13 @@
 #include "exec/backend.h"
 #include "jit/ptx/ptx_ir.h"
 
+/* Inline global accesses that try the CAS from the empty word before reading it. */
+typedef enum gr_gpu_cas_first {
+    GR_GPU_CAS_FIRST_NONE,
+    GR_GPU_CAS_FIRST_WRITES, /* the default: writes mostly find their word empty */
+    GR_GPU_CAS_FIRST_ALL,
+} gr_gpu_cas_first;
+
 typedef struct gr_gpu_options {
     bool instrument;       /* hooks + FSM; false runs the user's PTX as is (bench baseline) */
     bool coverage;         /* one coverage byte per basic block (launch result block_hits) */
@@ -37,8 +44,8 @@ typedef struct gr_gpu_options {
                             * reads are reported); false skips them outright */
     bool inline_checks;    /* the hook's common path inline at plain accesses (inline_access.h);
                             * default on, off with GPURACE_GPU_INLINE=0 in the environment */
-    bool cas_first;        /* inline global writes try the CAS from the empty word first;
-                            * off with GPURACE_GPU_CAS_FIRST=0 */
+    gr_gpu_cas_first cas_first; /* which inline global accesses try the CAS from the empty
+                            * word first (GPURACE_GPU_CAS_FIRST=0 none, 1 writes, 2 all) */
     const char *cache_dir; /* NULL: $XDG_CACHE_HOME/gpurace or ~/.cache/gpurace; "": no cache */
     int device;            /* CUDA device ordinal */
     size_t arena_bytes;    /* launch-buffer arena; 0: 1/32 of device memory, at most 2 GiB,

@@ -538,7 +538,7 @@ static void emit_granules(gr_strbuf *out, uint32_t site, uint32_t ngran, bool wr
 }
 
 bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t site,
-                          bool cas_first) {
+                          gr_gpu_cas_first cas_first) {
     access_call c;
     if (!parse_access_call(line, len, &c) || !eligible(c.info)) return false;
     uint32_t size = GR_HOOK_ACCESS_SIZE(c.info), space = GR_HOOK_ACCESS_SPACE(c.info);
@@ -595,7 +595,9 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
     /* A global write of one granule mostly finds its word empty (a first write of the launch,
      * the hook's first case): it tries the CAS from empty at once, one memory round trip, and
      * decides on the word it gets back only when that fails. */
-    bool cas_empty_first = cas_first && write && !shared && ngran == 1;
+    bool cas_empty_first = !shared && ngran == 1 &&
+                           (cas_first == GR_GPU_CAS_FIRST_ALL ||
+                            (cas_first == GR_GPU_CAS_FIRST_WRITES && write));
     /* The thread's record (bar, wep, flags) and the shadow word; touched as the hook sets it.
      * %gr_iu3 keeps the full warp epoch (the word holds its low byte). */
     gr_strbuf_appendf(out, "\tld.global.v4.u32 {%%gr_iu2, %%gr_iu3, %%gr_iu4, %%gr_iu5}, [%%gr_itp];\n");

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "common/strbuf.h"
+#include "exec/gpu/gpu.h"
 
 /* False when the FSM word or the thread record is laid out differently from what the emitted
  * PTX assumes (then the backend keeps the hook calls). */
@@ -50,9 +51,9 @@ void gr_gpu_inline_prologue(gr_strbuf *out);
 /* When `line` (one statement, as module.c sees it) is an eligible
  * `[@p] call[.uni] __gr_hook_access, (ADDR, INFO, ID);`, appends its inline check (labels
  * numbered by `site`, the call kept as the slow path) and returns true; otherwise appends
- * nothing and returns false. `cas_first`: a plain global write of one granule tries the CAS
- * from the empty word before it reads the word (one round trip for a first write). */
+ * nothing and returns false. `cas_first`: which plain global accesses of one granule try the
+ * CAS from the empty word before they read the word (one round trip for a first access). */
 bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t site,
-                          bool cas_first);
+                          gr_gpu_cas_first cas_first);
 
 #endif

@@ -51,7 +51,8 @@ void gr_gpu_options_default(gr_gpu_options *o) {
     o->skip_readonly_loads = true;
     /* GPURACE_GPU_INLINE=0 keeps every hook call, GPURACE_GPU_BOUNDS=0 skips read-only loads
      * outright, GPURACE_GPU_INTERVALS=0 keeps the checks of quiet shared loads,
-     * GPURACE_GPU_CAS_FIRST=0 reads the word before a global write's CAS (A/B comparisons of
+     * GPURACE_GPU_CAS_FIRST=0 reads the word before a global write's CAS, =2 tries the CAS
+     * first for reads too (A/B comparisons of
      * the inline path, the bounds-only checks, the interval filter and the write path). */
     const char *env = getenv("GPURACE_GPU_INLINE");
     o->inline_checks = !(env && strcmp(env, "0") == 0);
@@ -60,7 +61,10 @@ void gr_gpu_options_default(gr_gpu_options *o) {
     env = getenv("GPURACE_GPU_INTERVALS");
     o->skip_quiet_loads = !(env && strcmp(env, "0") == 0);
     env = getenv("GPURACE_GPU_CAS_FIRST");
-    o->cas_first = !(env && strcmp(env, "0") == 0);
+    o->cas_first = !env                      ? GR_GPU_CAS_FIRST_WRITES
+                   : strcmp(env, "0") == 0 ? GR_GPU_CAS_FIRST_NONE
+                   : strcmp(env, "2") == 0 ? GR_GPU_CAS_FIRST_ALL
+                                           : GR_GPU_CAS_FIRST_WRITES;
 }
 
 bool gr_gpu_runtime_ptx(const char *arch, char **ptx, gr_error *err) {

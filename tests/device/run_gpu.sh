@@ -5,8 +5,8 @@
 #   tests/device/run_gpu.sh [BUILD_DIR]
 # Environment: RACECHECK_SCALE (data divisor under racecheck, default 16),
 #              RACECHECK_TIMEOUT (seconds per kernel, default 10; 0 skips racecheck),
-#              ABLATION (1: also bench with the read-only filter off, and with the barrier-
-#              interval filter off; default 1),
+#              ABLATION (1: also bench with the read-only filter off, with the barrier-
+#              interval filter off, and with GPURACE_GPU_CAS_FIRST=0 and =2; default 1),
 #              PROFILE (kernel names: each instrumented kernel once under Nsight Compute's ncu,
 #              when the machine has it; default none),
 #              CHECK_HOOKS (1: also run gpu_check with every hook a call, GPURACE_GPU_INLINE=0;
@@ -39,6 +39,10 @@ if [ "$ABLATION" = 1 ]; then
     timeout 240 "$BENCH" --no-readonly 2>&1 | tee "$OUT/bench_all"
     echo "== bench_gpu, barrier-interval filter off (GPURACE_GPU_INTERVALS=0)"
     GPURACE_GPU_INTERVALS=0 timeout 240 "$BENCH" --no-ab 2>&1 | tee "$OUT/bench_intervals"
+    for c in 0 2; do
+        echo "== bench_gpu, GPURACE_GPU_CAS_FIRST=$c (global accesses that CAS the empty word first)"
+        GPURACE_GPU_CAS_FIRST=$c timeout 240 "$BENCH" --no-ab 2>&1 | tee "$OUT/bench_cas$c"
+    done
 fi
 
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
@@ -79,5 +83,8 @@ grep -E "agree|recovery|executions/s" "$OUT/check"
 grep -E "^(bench_gpu|kernel|device)|x |geomean" "$OUT/bench"
 [ -f "$OUT/bench_all" ] && grep -E "geomean" "$OUT/bench_all" | sed 's/^/read-only filter off: /'
 [ -f "$OUT/bench_intervals" ] && grep -E "geomean" "$OUT/bench_intervals" | sed 's/^/interval filter off: /'
+for c in 0 2; do
+    [ -f "$OUT/bench_cas$c" ] && grep -E "geomean" "$OUT/bench_cas$c" | sed "s/^/CAS first=$c: /"
+done
 [ "$RC_TIMEOUT" != 0 ] && cat "$OUT/rc"
 exit 0

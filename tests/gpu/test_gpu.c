@@ -510,7 +510,7 @@ Test(gpu_inline, global_writes_try_the_cas_from_empty_first) {
     cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, NULL, &err), "%s", err.message);
     cr_expect_eq(count_of(ptx, cas_first), 1u, "the store to g only");
     free(ptx);
-    o.cas_first = false;
+    o.cas_first = GR_GPU_CAS_FIRST_NONE;
     cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, NULL, &err), "%s", err.message);
     cr_expect_eq(count_of(ptx, cas_first), 0u);
     free(ptx);
