@@ -55,7 +55,7 @@ typedef struct gpu_backend {
     gpu_alloc *allocs;
     size_t nallocs, allocs_cap;
 
-    gpu_table threads, blocks, warps, records, dedup, counters, bar_last, bar_fold, user_call;
+    gpu_table threads, blocks, warps, records, dedup, counters, bar_hist, bar_fold, user_call;
     gr_rt_hang *hang_host;
     CUdeviceptr hang_dev;
     CUevent ev_start, ev_end;
@@ -604,7 +604,8 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
              table_reserve(g, &g->records, RECORD_CAP * sizeof(gr_rt_record), err) &&
              table_reserve(g, &g->dedup, DEDUP_CAP * 8, err) &&
              (!detect || table_reserve(g, &g->threads, tpb * nblocks * sizeof(gr_rt_thread), err)) &&
-             (!detect || table_reserve(g, &g->bar_last, tpb * nblocks * 4, err)) &&
+             (!detect ||
+              table_reserve(g, &g->bar_hist, tpb * nblocks * sizeof(gr_rt_bar_hist), err)) &&
              (!detect || table_reserve(g, &g->user_call, tpb * nblocks * 4, err)) &&
              (!detect || table_reserve(g, &g->bar_fold, nblocks * sizeof(gr_rt_bar_fold), err)) &&
              (!detect || reset_shadow(g, err));
@@ -616,7 +617,7 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
             p.globals_hi = g->globals_shadow.ptr ? g->globals_hi : g->globals_lo;
             p.globals_shadow = g->globals_shadow.ptr;
             p.threads = g->threads.ptr;
-            p.bar_last = g->bar_last.ptr;
+            p.bar_hist = g->bar_hist.ptr;
             p.user_call = g->user_call.ptr;
             p.bar_fold = g->bar_fold.ptr;
             p.blocks = g->blocks.ptr;
@@ -818,7 +819,7 @@ static void gpu_free(gr_backend *b) {
         g->cu.CtxSetCurrent(g->ctx);
         if (!g->dead) {
             gpu_table *tables[] = {&g->threads, &g->blocks,   &g->warps,          &g->records,
-                                   &g->dedup,   &g->counters, &g->globals_shadow, &g->bar_last,
+                                   &g->dedup,   &g->counters, &g->globals_shadow, &g->bar_hist,
                                    &g->bar_fold, &g->user_call};
             for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
                 if (tables[i]->ptr) g->cu.MemFree(tables[i]->ptr);

@@ -5,8 +5,11 @@
  *     the suite's divergence kernels; the device runtime keeps the exit fold;
  *   - out-of-bounds: loads whose race check is skipped (read-only parameter buffers,
  *     ld.global.nc) keep a bounds-only check in the prepared PTX;
- *   - the suite's divergence and out-of-bounds kernels still link with the runtime for sm_90. */
+ *   - the suite's divergence, out-of-bounds and named-barrier kernels still link with the
+ *     runtime for sm_90.
+ * test_gpu_named.c checks the named-barrier bookkeeping against the host FSM. */
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,14 +22,12 @@
 
 /* ---- barrier divergence: a sequential model of the device's exit fold ------------------------ */
 
-/* One thread's barrier history as the device keeps it (gr_rt_thread.bar/.bar_trace and
- * bar_last), built from the barrier instruction ids it passed. */
-typedef struct history {
-    uint32_t count, trace, last;
-} history;
+/* One thread's barrier history as the device keeps it (its gr_rt_bar_hist in params.bar_hist:
+ * the full waiting barriers only), built from the barrier instruction ids it passed. */
+typedef gr_rt_bar_hist history;
 
 static history passed(const uint32_t *insns, uint32_t n) {
-    history h = {0, 0, GR_RT_BAR_NONE};
+    history h = {0, 0, GR_RT_BAR_NONE, 0};
     for (uint32_t i = 0; i < n; i++) {
         h.count++;
         h.trace = gr_rt_bar_trace_step(h.trace, insns[i]);
@@ -210,14 +211,40 @@ Test(gpu_parity_divergence, blocks_that_used_a_full_bar_arrive_are_not_judged) {
     for (uint32_t t = 0; t < 64; t++) th[t] = passed(one, t < 32 ? 1 : 0);
     gr_rt_counters c;
     memset(&c, 0, sizeof c);
-    fold_block(&c, 0, 64, GR_RT_BLOCK_FULL_ARRIVE | GR_RT_BLOCK_IRREGULAR, th, false);
+    fold_block(&c, 0, 64, GR_RT_BLOCK_FULL_ARRIVE | GR_RT_BLOCK_SPLIT, th, false);
     cr_expect_eq(c.div_blocks, 0u);
-    fold_block(&c, 0, 64, GR_RT_BLOCK_IRREGULAR, th, false);
-    cr_expect_eq(c.div_blocks, 1u, "a partial barrier alone does not hide the divergence");
+    fold_block(&c, 0, 64, GR_RT_BLOCK_PARTIAL | GR_RT_BLOCK_SPLIT | GR_RT_BLOCK_IRREGULAR, th,
+               false);
+    cr_expect_eq(c.div_blocks, 1u, "partial barriers and bar.arrive with a count do not hide it");
+}
+
+/* The layout the inline access path (inline_access.c) and the host tables rely on. */
+Test(gpu_parity_divergence, thread_record_and_history_layout) {
+    cr_expect_eq(sizeof(gr_rt_thread), 16u);
+    cr_expect_eq(offsetof(gr_rt_thread, bar), 0u);
+    cr_expect_eq(offsetof(gr_rt_thread, wep), 4u);
+    cr_expect_eq(offsetof(gr_rt_thread, taint), 8u);
+    cr_expect_eq(offsetof(gr_rt_thread, touched), 11u);
+    cr_expect_eq(offsetof(gr_rt_thread, wbar), 12u);
+    cr_expect_eq(sizeof(gr_rt_bar_hist), 16u);
+    cr_expect_eq(offsetof(gr_rt_bar_hist, count), 0u);
+    cr_expect_eq(offsetof(gr_rt_bar_hist, trace), 4u);
+    cr_expect_eq(offsetof(gr_rt_bar_hist, last), 8u);
+    cr_expect_eq(GR_RT_BLOCK_SPLIT, 128u);
+    cr_expect_eq(GR_RT_BLOCK_PARTIAL, 256u);
+    cr_expect_lt(GR_RT_BLOCK_SPLIT_EPOCH, GR_RT_BLOCK_WORDS);
+    uint32_t flags[] = {GR_RT_BLOCK_IRREGULAR, GR_RT_BLOCK_REL_ANY, GR_RT_BLOCK_REL_GPU,
+                        GR_RT_BLOCK_EXITED,    GR_RT_BLOCK_TAINT1,  GR_RT_BLOCK_TAINT2,
+                        GR_RT_BLOCK_FULL_ARRIVE, GR_RT_BLOCK_SPLIT, GR_RT_BLOCK_PARTIAL};
+    uint32_t seen = 0;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        cr_expect_eq(seen & flags[i], 0u, "flag %u is distinct", flags[i]);
+        seen |= flags[i];
+    }
 }
 
 /* The device runtime keeps the fold: its exit path groups lanes with match.any and folds with
- * 64-bit atomic max; the barrier path hashes the instruction id. */
+ * 64-bit atomic max; the barrier path hashes the instruction id (into params.bar_hist). */
 Test(gpu_parity_divergence, the_runtime_folds_at_exit) {
     char *ptx = NULL;
     gr_error err = GR_ERROR_INIT;
@@ -369,7 +396,8 @@ Test(gpu_parity_oob, nc_loads_keep_a_bounds_check) {
     ptx_module_free(m);
 }
 
-/* The prepared kernels (bounds guards, divergence fold) link with the runtime for sm_90. */
+/* The prepared kernels (bounds guards, divergence fold, named barriers) link with the runtime
+ * for sm_90. */
 Test(gpu_parity, suite_parity_kernels_link_for_sm_90, .timeout = 200) {
     static const char *const kernels[] = {
         "tests/kernels/other/divergence_count_variant.cu",
@@ -382,6 +410,10 @@ Test(gpu_parity, suite_parity_kernels_link_for_sm_90, .timeout = 200) {
         "tests/kernels/other/oob_negative_index.cu",
         "tests/kernels/other/oob_read_past_end.cu",
         "tests/kernels/other/oob_stencil_halo.cu",
+        "tests/kernels/sync/named_arrive_too_early_race.cu",
+        "tests/kernels/sync/named_producer_consumer_ok.cu",
+        "tests/kernels/sync/named_subset_ok.cu",
+        "tests/kernels/sync/named_subset_outsider_race.cu",
     };
     char *runtime = NULL;
     gr_error err = GR_ERROR_INIT;

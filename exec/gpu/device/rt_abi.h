@@ -39,31 +39,48 @@ typedef uint64_t gr_rt_u64;
 #define GR_RT_POISON_STATE 15u
 #define GR_RT_SHARDS 32u
 
-/* Per-thread synchronization state (16 bytes; only its own thread touches it). */
+/* Per-thread synchronization state (16 bytes; only its own thread touches it). The inline
+ * access path (inline_access.c) reads it with one 16-byte load: bar at 0, wep at 4, the four
+ * flag bytes at 8..11. bar and wbar are the host FSM's fsm_thread.bar/.wbar, so that
+ * bar - wbar is gr_fsm_access.bar_lag. */
 typedef struct gr_rt_thread {
-    gr_rt_u32 bar;       /* block-barrier epoch */
+    gr_rt_u32 bar;       /* barrier epoch: barrier instances arrived at (every kind: full,
+                          * with a thread count, bar.arrive) */
     gr_rt_u32 wep;       /* warp-sync epoch since the last barrier */
     unsigned char taint; /* 0 none, 1 acquired in block scope, 2 may be ordered after anyone */
     unsigned char fence_level; /* widest fence so far: 0 none, 1 cta, 2 gpu */
     unsigned char strong_read; /* a strong read happened: a later fence acquires */
-    unsigned char touched;     /* accessed memory since its last barrier */
-    gr_rt_u32 bar_trace;       /* gr_rt_bar_trace_step over the full barriers passed (bar counts
-                                * them): two threads of a block that passed the same barrier
-                                * instructions in the same order have the same trace */
+    unsigned char touched;     /* accessed memory since its last barrier arrival */
+    gr_rt_u32 wbar;            /* bar when the thread last waited at a barrier (bar.arrive moves
+                                * bar on without waiting) */
 } gr_rt_thread;
+
+/* Per-thread barrier history for the divergence check (params.bar_hist, 16 bytes per thread):
+ * only the barriers that wait for the whole block (see "barrier divergence" below). */
+typedef struct gr_rt_bar_hist {
+    gr_rt_u32 count; /* full waiting barriers passed */
+    gr_rt_u32 trace; /* gr_rt_bar_trace_step over their instruction ids, in order */
+    gr_rt_u32 last;  /* the latest one's instruction id (meaningful when count > 0) */
+    gr_rt_u32 pad;
+} gr_rt_bar_hist;
 
 /* Per block, GR_RT_BLOCK_WORDS words (gr_rt_u32), zeroed before each launch: the flag word
  * below, then per acquire level (1 block scope, 2 device scope) the earliest barrier epoch at
  * which a thread of the block acquired, stored as 0xffffffff - epoch (an atomicMax; 0: none).
  * A thread whose barrier epoch is later than that is ordered after the acquire by the barrier
  * in between, so it inherits the acquire (the host FSM does this when a barrier completes; on
- * the device the barrier's hook runs before the barrier, possibly before the acquire). */
+ * the device the barrier's hook runs before the barrier, possibly before the acquire).
+ * Word GR_RT_BLOCK_SPLIT_EPOCH: 1 + the barrier epoch (before the arrival) of the block's first
+ * arrival at a barrier with a thread count below the block size or by bar.arrive; 0 none. */
 #define GR_RT_BLOCK_WORDS 4u
 #define GR_RT_NO_CALL 0xffffffffu
 #define GR_RT_BLOCK_ACQ1 1u
 #define GR_RT_BLOCK_ACQ2 2u
+#define GR_RT_BLOCK_SPLIT_EPOCH 3u
 /* Per-block flag word: */
-#define GR_RT_BLOCK_IRREGULAR 1u /* a barrier missed some live thread: epochs not comparable */
+#define GR_RT_BLOCK_IRREGULAR 1u /* barrier epochs not comparable (a barrier missed some live
+                                  * thread that later barriers include, threads arrived at one
+                                  * instance from different epochs, or bar.arrive and an exit) */
 #define GR_RT_BLOCK_REL_ANY 2u   /* some release in the block */
 #define GR_RT_BLOCK_REL_GPU 4u   /* some gpu-scope release in the block */
 #define GR_RT_BLOCK_EXITED 8u    /* a thread exited after accessing memory since its last barrier:
@@ -72,6 +89,13 @@ typedef struct gr_rt_thread {
 #define GR_RT_BLOCK_TAINT2 32u   /* some thread may be ordered after anyone */
 #define GR_RT_BLOCK_FULL_ARRIVE 64u /* bar.arrive on a barrier of every thread: arrivals that do
                                      * not wait are not counted, so counts may differ */
+/* Some thread arrived without waiting (bar.arrive): its bar_lag may be nonzero. The inline
+ * access path, which assumes bar_lag == 0, leaves such blocks to the hook. */
+#define GR_RT_BLOCK_SPLIT 128u
+/* Some thread waited at a barrier with a thread count below the block size: the participants
+ * moved to the next epoch, the others did not (epochs still order accesses: a participant at a
+ * later epoch than a member waited at an instance after it; one at an earlier epoch did not). */
+#define GR_RT_BLOCK_PARTIAL 256u
 /* Per-warp word (gr_rt_u64): low 32 bits exited lanes, bit 32 irregular warp syncs. */
 #define GR_RT_WARP_IRREGULAR (1ull << 32)
 
@@ -109,9 +133,9 @@ typedef struct gr_rt_counters {
  * A launch that completes on the GPU may still have diverged at its barriers (Volta and later
  * count exited threads as arrived, and two different bar.sync instructions may release each
  * other), which the simulator reports. Every thread counts the barriers that wait for the whole
- * block (bar.sync/barrier.sync/bar.red without a thread count or with one >= the block size:
- * gr_rt_thread.bar), hashes their instruction ids in order (bar_trace) and keeps the last one
- * (params.bar_last). At exit each group of lanes with the same history folds it into its
+ * block (bar.sync/barrier.sync/bar.red without a thread count or with one >= the block size),
+ * hashes their instruction ids in order and keeps the last one, in its gr_rt_bar_hist
+ * (params.bar_hist; gr_rt_thread.bar also counts the other barrier kinds). At exit each group of lanes with the same history folds it into its
  * block's gr_rt_bar_fold with a few atomics; the block's last group decides with
  * gr_rt_bar_verdict and, when the threads disagree, counts the block in the counters. */
 typedef struct gr_rt_bar_fold {
@@ -195,7 +219,7 @@ typedef struct gr_rt_params {
     /* The launch's dynamic shared bytes as the user asked (the kernel reads this instead of
      * %dynamic_smem_size, which includes the shadow appended to it). */
     gr_rt_u32 user_dyn_bytes;
-    gr_rt_u64 bar_last;  /* gr_rt_u32[nthreads]: each thread's last full barrier instruction */
+    gr_rt_u64 bar_hist;  /* gr_rt_bar_hist[nthreads]: each thread's full-barrier history */
     gr_rt_u64 bar_fold;  /* gr_rt_bar_fold[nblocks], zeroed before each launch */
     gr_rt_u64 user_call; /* gr_rt_u32[nthreads]: each thread's latest call from the user's code
                           * into a header function (GR_HOOK_EV_CALL), GR_RT_NO_CALL before any */

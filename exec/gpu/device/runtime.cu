@@ -6,7 +6,13 @@
  * Memory (rt_abi.h): global shadow = one 64-bit FSM word per 4-byte granule of the launch
  * arena and of the module's .global variables; shared shadow = dynamic shared memory appended
  * after the kernel's own, zeroed by __gr_hook_enter; per-thread sync state in a global array
- * only its own thread touches; races deduplicated by signature in a device hash table. */
+ * only its own thread touches; races deduplicated by signature in a device hash table.
+ *
+ * Barrier epochs are the host FSM's (oracle/fsm.c): a thread's `bar` counts every barrier
+ * instance it arrived at (full barriers, barriers with a thread count below the block size,
+ * bar.arrive), `wbar` is `bar` when it last waited, and bar - wbar is the access's bar_lag. So
+ * a store after bar.arrive, or a read by a thread a named barrier left out, is judged by the
+ * same rules as on the host (see rt_barrier). */
 #include "jit/instrument/hook_abi.h"
 #include "oracle/fsm_rules.h"
 #include "exec/gpu/device/rt_abi.h"
@@ -62,6 +68,10 @@ static __device__ __forceinline__ u64 *rt_shared_shadow() {
 static __device__ __forceinline__ u32 rt_user_call(u32 thread, u32 id) {
     u32 call = ((const u32 *)__gr_rt.user_call)[thread];
     return call != GR_RT_NO_CALL ? call : id;
+}
+
+static __device__ __forceinline__ gr_rt_bar_hist *rt_bar_hist(u32 thread) {
+    return (gr_rt_bar_hist *)__gr_rt.bar_hist + thread;
 }
 
 /* Adds the lanes of the warp for which `flag` holds to a counter with one atomic. */
@@ -310,7 +320,7 @@ extern "C" __device__ void __gr_hook_access(u64 addr, u32 info, u32 id) {
         return;
     }
 
-    /* The thread's state in one 16-byte load: bar, wep, then taint/fence/strong/touched. */
+    /* The thread's state in one 16-byte load: bar, wep, taint/fence/strong/touched, wbar. */
     gr_rt_thread *t = rt_thread(thread);
     uint4 ts = *(const uint4 *)t;
     u32 taint = ts.z & 0xffu;
@@ -325,7 +335,7 @@ extern "C" __device__ void __gr_hook_access(u64 addr, u32 info, u32 id) {
     fa.atomic = atomic;
     fa.cta = cta;
     fa.vol = vol;
-    fa.bar_lag = 0u; /* bar.arrive marks the block irregular instead */
+    fa.bar_lag = ts.x - ts.w; /* epochs since it last waited: bar.arrive moves bar alone */
     if (!(ts.z >> 24)) t->touched = 1;
 
     for (u32 g = 0; g < ngran; g++) {
@@ -351,12 +361,73 @@ static __device__ void rt_warp_sync(u32 mask, u32 block, u32 tid, gr_rt_thread *
     else atomicOr(rt_warp_word(block, tid / 32u), GR_RT_WARP_IRREGULAR);
 }
 
+/* A thread arrives at a barrier instance: `waits` (bar.sync, barrier.sync, bar.red) or not
+ * (bar.arrive); `full` when the instance is for the whole block (no thread count, or one >=
+ * the block size). As in the host FSM, bar moves to the next epoch at every arrival; a waiter
+ * sets wbar = bar, an arriver keeps its wbar (bar_lag = bar - wbar: it is not ordered after
+ * the others' accesses before the instance).
+ * Epochs stay comparable across the block (no GR_RT_BLOCK_IRREGULAR) while every instance's
+ * arrivers come from one epoch. Full barriers keep that by themselves. The others (a thread
+ * count below the block size: GR_RT_BLOCK_PARTIAL, the participants move on and the rest stay;
+ * bar.arrive: GR_RT_BLOCK_SPLIT) may leave threads one epoch apart. The device cannot tell
+ * barrier instances apart, so it accepts one round of them: every such arrival of the block must
+ * come from the epoch of the first (GR_RT_BLOCK_SPLIT_EPOCH; the suite's producer/consumer and
+ * subset patterns); a later full barrier must be reached from the epoch after it (everyone took
+ * part in the round). Anything else (named barriers in a loop, a full barrier that threads
+ * reach from different epochs) makes the block irregular, as the host FSM's `bar->epoch !=
+ * t->bar` check does. A thread checks its own epoch, so the verdict does not depend on timing:
+ * a thread that took part in the round always sees the round's epoch word. */
+static __device__ void rt_barrier(gr_rt_thread *t, u32 block, u32 tid, u32 thread, u32 id,
+                                  bool waits, bool full) {
+    u32 *bwp = rt_block_word(block);
+    u32 bw = *(volatile u32 *)bwp;
+    u32 epoch = t->bar; /* before this instance */
+    if (waits && full) {
+        if ((bw & (GR_RT_BLOCK_PARTIAL | GR_RT_BLOCK_SPLIT)) && !(bw & GR_RT_BLOCK_IRREGULAR) &&
+            *(volatile u32 *)(bwp + GR_RT_BLOCK_SPLIT_EPOCH) != epoch + 1u)
+            atomicOr(bwp, GR_RT_BLOCK_IRREGULAR);
+        /* The divergence history counts only these (rt_bar_exit). */
+        uint4 *hp = (uint4 *)rt_bar_hist(thread);
+        uint4 h = *hp;
+        h.x++;
+        h.y = gr_rt_bar_trace_step(h.y, id);
+        h.z = id;
+        *hp = h;
+        if (tid % 32u == 0u) atomicAnd((u64 *)rt_warp_word(block, tid / 32u), ~GR_RT_WARP_IRREGULAR);
+    } else {
+        u32 mark = waits ? GR_RT_BLOCK_PARTIAL
+                         : GR_RT_BLOCK_SPLIT | (full ? GR_RT_BLOCK_FULL_ARRIVE : 0u);
+        /* Set once, never changed: a nonzero plain read is final. */
+        u32 round = *(volatile u32 *)(bwp + GR_RT_BLOCK_SPLIT_EPOCH);
+        if (round == 0u) round = atomicCAS(bwp + GR_RT_BLOCK_SPLIT_EPOCH, 0u, epoch + 1u);
+        if (round != 0u && round != epoch + 1u) mark |= GR_RT_BLOCK_IRREGULAR;
+        if (waits) {
+            if ((bw & mark) != mark) atomicOr(bwp, mark);
+        } else {
+            /* bar.arrive and an exit after accesses (host: exited_after_access): whichever of
+             * the two atomics on the flag word comes second sees the other's bit. */
+            if (atomicOr(bwp, mark) & GR_RT_BLOCK_EXITED) atomicOr(bwp, GR_RT_BLOCK_IRREGULAR);
+            /* An arriver's lanes no longer share warp epochs (host: warp_regular = 0). */
+            atomicOr((u64 *)rt_warp_word(block, tid / 32u), GR_RT_WARP_IRREGULAR);
+        }
+    }
+    if (waits) {
+        /* Over-approximating the barrier's taint by the block's widens it: conservative. */
+        u32 bt = rt_block_taint(bw);
+        if (bt > t->taint) t->taint = (unsigned char)bt;
+    }
+    t->bar = epoch + 1u;
+    if (waits) t->wbar = epoch + 1u;
+    t->wep = __gr_rt.lockstep ? rt_warp_steps(block, tid) : 0u;
+    t->touched = 0;
+}
+
 /* A thread leaves the kernel: lanes with the same barrier history fold it into the block's
  * gr_rt_bar_fold (rt_abi.h) with one leader's atomics; the block's last leader decides. */
-static __device__ __noinline__ void rt_bar_exit(const gr_rt_thread *t, u32 block, u32 tid,
-                                                u32 thread) {
-    u32 count = t->bar, trace = t->bar_trace;
-    u32 last = count ? ((const u32 *)__gr_rt.bar_last)[thread] : GR_RT_BAR_NONE;
+static __device__ __noinline__ void rt_bar_exit(u32 block, u32 tid, u32 thread) {
+    uint4 h = *(const uint4 *)rt_bar_hist(thread); /* count, trace, last, pad */
+    u32 count = h.x, trace = h.y;
+    u32 last = count ? h.z : GR_RT_BAR_NONE;
     u64 ref = gr_rt_bar_ref(count, trace);
     u32 same = __match_any_sync(__activemask(), ref);
     if (rt_lane() != (u32)(__ffs(same) - 1)) return;
@@ -402,27 +473,11 @@ extern "C" __device__ void __gr_hook_sync(u32 info, u32 id, u32 arg0, u32 arg1) 
         ((u32 *)__gr_rt.user_call)[block * tpb + tid] = id;
         break;
     case GR_HOOK_EV_BARRIER:
-    case GR_HOOK_EV_BARRIER_RED: {
-        bool full = !(info & GR_HOOK_SYNC_HAS_COUNT) || arg1 >= tpb;
-        if (!full) {
-            atomicOr(rt_block_word(block), GR_RT_BLOCK_IRREGULAR);
-            break;
-        }
-        /* Over-approximating the barrier's taint by the block's widens it: conservative. */
-        u32 bt = rt_block_taint(*(volatile u32 *)rt_block_word(block));
-        if (bt > t->taint) t->taint = (unsigned char)bt;
-        t->bar++;
-        t->wep = __gr_rt.lockstep ? rt_warp_steps(block, tid) : 0u;
-        t->touched = 0;
-        t->bar_trace = gr_rt_bar_trace_step(t->bar_trace, id);
-        ((u32 *)__gr_rt.bar_last)[block * tpb + tid] = id;
-        if (tid % 32u == 0u) atomicAnd((u64 *)rt_warp_word(block, tid / 32u), ~GR_RT_WARP_IRREGULAR);
-        break;
-    }
+    case GR_HOOK_EV_BARRIER_RED:
     case GR_HOOK_EV_BARRIER_ARRIVE: {
+        bool waits = GR_HOOK_SYNC_EVENT(info) != GR_HOOK_EV_BARRIER_ARRIVE;
         bool full = !(info & GR_HOOK_SYNC_HAS_COUNT) || arg1 >= tpb;
-        atomicOr(rt_block_word(block),
-                 GR_RT_BLOCK_IRREGULAR | (full ? GR_RT_BLOCK_FULL_ARRIVE : 0u));
+        rt_barrier(t, block, tid, block * tpb + tid, id, waits, full);
         break;
     }
     case GR_HOOK_EV_WARP_SYNC:
@@ -443,8 +498,12 @@ extern "C" __device__ void __gr_hook_sync(u32 info, u32 id, u32 arg0, u32 arg1) 
     case GR_HOOK_EV_EXIT:
         atomicOr((u64 *)rt_warp_word(block, tid / 32u), 1ull << (tid % 32u));
         /* Its latest accesses will never be ordered by the barriers the others still pass. */
-        if (t->touched) atomicOr(rt_block_word(block), GR_RT_BLOCK_EXITED);
-        rt_bar_exit(t, block, tid, block * tpb + tid);
+        /* With bar.arrive in the block, epochs stop meaning what they say (as in the host FSM,
+         * which also counts threads that touched memory only before their last barrier; the
+         * device does not track those). The atomic's old word: see rt_barrier. */
+        if (t->touched && (atomicOr(rt_block_word(block), GR_RT_BLOCK_EXITED) & GR_RT_BLOCK_SPLIT))
+            atomicOr(rt_block_word(block), GR_RT_BLOCK_IRREGULAR);
+        rt_bar_exit(block, tid, block * tpb + tid);
         break;
     default: /* cp.async groups: the async write was checked when issued */
         break;
@@ -464,7 +523,8 @@ extern "C" __device__ void __gr_hook_enter() {
     t->fence_level = 0;
     t->strong_read = 0;
     t->touched = 0;
-    t->bar_trace = 0;
+    t->wbar = 0;
+    *(uint4 *)rt_bar_hist(block * tpb + tid) = make_uint4(0u, 0u, GR_RT_BAR_NONE, 0u);
     u64 *shadow = rt_shared_shadow();
     for (u32 i = tid; i < __gr_rt.shared_words; i += tpb) shadow[i] = 0ull;
     if (tid == 0u) {
