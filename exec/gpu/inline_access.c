@@ -293,8 +293,9 @@ static void emit_warp_regular_checks(gr_strbuf *out, const char *fail) {
 }
 
 /* Branches to `fail` when the block's word (in %gr_iu4) has any of `bits`: IRREGULAR (a
- * barrier missed a live thread: gr_fsm_ctx.block_epochs is 0) or EXITED (a thread exited
- * after accessing memory; with IRREGULAR, gr_fsm_ctx.block_regular is 0). */
+ * barrier missed a live thread: gr_fsm_ctx.block_epochs is 0), EXITED (a thread exited
+ * after accessing memory; with IRREGULAR, gr_fsm_ctx.block_regular is 0) or SPLIT (a thread
+ * used bar.arrive: its accesses have a bar_lag the code below assumes to be 0). */
 static void emit_block_check(gr_strbuf *out, uint32_t bits, const char *fail) {
     gr_strbuf_appendf(out,
                       "\tand.b32 %%gr_iu13, %%gr_iu4, %" PRIu32 ";\n"
@@ -302,7 +303,8 @@ static void emit_block_check(gr_strbuf *out, uint32_t bits, const char *fail) {
                       "\t@%%gr_iq0 bra %s;\n",
                       bits, fail);
 }
-#define BLOCK_NOT_REGULAR (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED)
+#define BLOCK_NOT_REGULAR (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED | GR_RT_BLOCK_SPLIT)
+#define BLOCK_EPOCHS_NOT_COMPARABLE (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_SPLIT)
 
 /* %gr_iu9 = the latest member's thread - the block's first thread (>= threads per block:
  * another block); branches to `fail` then. Old word's low half in %gr_iu6. */
@@ -403,7 +405,7 @@ static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const ch
                           "\t@%%gr_iq3 bra %s;\n",
                           site, STATE_ONE_OLDW, uni, join, hook, hook);
         /* barrier epochs comparable (a thread that exited does not matter here) */
-        emit_block_check(out, GR_RT_BLOCK_IRREGULAR, hook);
+        emit_block_check(out, BLOCK_EPOCHS_NOT_COMPARABLE, hook);
         emit_same_epoch_checks(out, hook);
         gr_strbuf_appendf(out,
                           /* a block summary stays one */
@@ -495,7 +497,7 @@ static void emit_granules(gr_strbuf *out, uint32_t site, uint32_t ngran, bool wr
                       (unsigned)(GR_FSM_WHO_BLOCK * 3 + 2 - GR_FSM_WHO_WARP * 3), hook);
     emit_rep_in_block(out, hook);
     gr_strbuf_append(out, "\tld.volatile.global.u32 %gr_iu4, [%gr_ibw];\n");
-    emit_block_check(out, GR_RT_BLOCK_IRREGULAR, hook);
+    emit_block_check(out, BLOCK_EPOCHS_NOT_COMPARABLE, hook);
     emit_back(out);
     gr_strbuf_appendf(out,
                       "\tsetp.ne.u32 %%gr_iq0, %%gr_iu11, 0;\n"
