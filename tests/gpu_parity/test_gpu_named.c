@@ -126,7 +126,6 @@ static void device_barrier(device_model *d, uint32_t tid, uint32_t id, bool wait
         uint32_t *round = &d->block[GR_RT_BLOCK_SPLIT_EPOCH];
         if (*round == 0u) *round = epoch + 1u;
         else if (*round != epoch + 1u) mark |= GR_RT_BLOCK_IRREGULAR;
-        if (!waits && (bw & GR_RT_BLOCK_EXITED)) mark |= GR_RT_BLOCK_IRREGULAR;
         d->block[0] |= mark;
         if (!waits) d->warp[tid / 32u] |= GR_RT_WARP_IRREGULAR;
     }
@@ -157,9 +156,7 @@ static void device_access(device_model *d, uint32_t tid, uint32_t word, bool wri
 /* The exit hook (runtime.cu, GR_HOOK_EV_EXIT), less the divergence fold. */
 static void device_exit(device_model *d, uint32_t tid) {
     d->warp[tid / 32u] |= 1ull << (tid % 32u);
-    if (d->th[tid].touched)
-        d->block[0] |= GR_RT_BLOCK_EXITED |
-                       ((d->block[0] & GR_RT_BLOCK_SPLIT) ? GR_RT_BLOCK_IRREGULAR : 0u);
+    if (d->th[tid].touched) d->block[0] |= GR_RT_BLOCK_EXITED;
 }
 
 /* ---- the host FSM ----------------------------------------------------------------------------- */
@@ -311,7 +308,8 @@ Test(gpu_parity_named, store_after_bar_arrive_races_as_on_the_host) {
     cr_assert_gt(v.schedules, 1u);
     cr_expect_gt(v.host_races, 0u);
     cr_expect_eq(v.device_misses, 0u, "the device reports the race wherever the host does");
-    cr_expect_gt(v.device_races, 0u);
+    /* also when the producer exits before the consumer loads, which the GPU's timing favours */
+    cr_expect_eq(v.device_races, v.schedules, "in every schedule");
 }
 
 Test(gpu_parity_named, outsider_of_a_named_subset_races_as_on_the_host) {

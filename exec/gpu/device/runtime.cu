@@ -404,9 +404,12 @@ static __device__ void rt_barrier(gr_rt_thread *t, u32 block, u32 tid, u32 threa
         if (waits) {
             if ((bw & mark) != mark) atomicOr(bwp, mark);
         } else {
-            /* bar.arrive and an exit after accesses (host: exited_after_access): whichever of
-             * the two atomics on the flag word comes second sees the other's bit. */
-            if (atomicOr(bwp, mark) & GR_RT_BLOCK_EXITED) atomicOr(bwp, GR_RT_BLOCK_IRREGULAR);
+            /* With a thread that exited after accessing memory (GR_RT_BLOCK_EXITED) the host
+             * FSM makes the block irregular; here EXITED alone already turns barrier
+             * ordering off (block_regular), while "same epoch, unordered" stays true: the
+             * producer that arrives, stores and exits before the consumer loads is a race
+             * whatever the timing. */
+            if ((bw & mark) != mark) atomicOr(bwp, mark);
             /* An arriver's lanes no longer share warp epochs (host: warp_regular = 0). */
             atomicOr((u64 *)rt_warp_word(block, tid / 32u), GR_RT_WARP_IRREGULAR);
         }
@@ -498,11 +501,7 @@ extern "C" __device__ void __gr_hook_sync(u32 info, u32 id, u32 arg0, u32 arg1) 
     case GR_HOOK_EV_EXIT:
         atomicOr((u64 *)rt_warp_word(block, tid / 32u), 1ull << (tid % 32u));
         /* Its latest accesses will never be ordered by the barriers the others still pass. */
-        /* With bar.arrive in the block, epochs stop meaning what they say (as in the host FSM,
-         * which also counts threads that touched memory only before their last barrier; the
-         * device does not track those). The atomic's old word: see rt_barrier. */
-        if (t->touched && (atomicOr(rt_block_word(block), GR_RT_BLOCK_EXITED) & GR_RT_BLOCK_SPLIT))
-            atomicOr(rt_block_word(block), GR_RT_BLOCK_IRREGULAR);
+        if (t->touched) atomicOr(rt_block_word(block), GR_RT_BLOCK_EXITED);
         rt_bar_exit(block, tid, block * tpb + tid);
         break;
     default: /* cp.async groups: the async write was checked when issued */
