@@ -126,7 +126,10 @@ static void add_seqcmp_verdict(fuzz_worker *w, const gr_input *in, gr_witness *w
 }
 
 /* A new finding: minimize, save witness and reproducer, tell the user. */
-static void handle_new_finding(fuzz_worker *w, const gr_input *in, const gr_finding *f) {
+/* `found` is the launch that reported `f`: when the backend cannot run again (a trap on the
+ * GPU ends its context, and the worker restarts after this), the witness is made from it. */
+static void handle_new_finding(fuzz_worker *w, const gr_input *in, const gr_launch_result *found,
+                               const gr_finding *f) {
     search_session *s = w->session;
     uint64_t sig = gr_search_signature(f);
     gr_search_relation rel = gr_search_relation_of(in, f);
@@ -139,6 +142,7 @@ static void handle_new_finding(fuzz_worker *w, const gr_input *in, const gr_find
         if (!gr_input_copy(&small, in)) return;
     }
     gr_launch_result res;
+    const gr_launch_result *result = &res;
     const gr_input *keep = &small;
     bool ran = gr_runner_run(s->runner, keep, &res, &err);
     if (!ran || !gr_search_result_has(keep, &res, sig, GR_SEARCH_REL_NONE)) {
@@ -146,15 +150,15 @@ static void handle_new_finding(fuzz_worker *w, const gr_input *in, const gr_find
         if (ran) gr_launch_result_free(&res);
         keep = in;
         gr_error_clear(&err);
-        if (!gr_runner_run(s->runner, keep, &res, &err)) {
+        ran = gr_runner_run(s->runner, keep, &res, &err);
+        if (!ran) {
             gr_error_clear(&err);
-            gr_input_free(&small);
-            return;
+            result = found;
         }
     }
     gr_witness wit;
     char *wpath = NULL, *rpath = NULL;
-    if (gr_search_make_witness(&s->target, keep, &res, sig, gr_runner_backend_name(s->runner), &wit, &err)) {
+    if (gr_search_make_witness(&s->target, keep, result, sig, gr_runner_backend_name(s->runner), &wit, &err)) {
         if (w->oracle == CLI_ORACLE_SEQCMP) add_seqcmp_verdict(w, keep, &wit);
         if (gr_search_save_finding(&s->target, w->findings_dir, &wit, &wpath, &rpath, &err)) {
             gr_campaign_saved(w->stats, sig);
@@ -170,7 +174,7 @@ static void handle_new_finding(fuzz_worker *w, const gr_input *in, const gr_find
     }
     free(wpath);
     free(rpath);
-    gr_launch_result_free(&res);
+    if (ran) gr_launch_result_free(&res);
     gr_input_free(&small);
 }
 
@@ -251,7 +255,7 @@ static int fuzz_one(const uint8_t *data, size_t size) {
     for (int i = 0; i < res.nfindings; i++) {
         uint64_t sig = gr_search_signature(&res.findings[i]);
         if (seen_locally(w, sig) || !gr_campaign_claim(w->stats, sig)) continue;
-        handle_new_finding(w, &in, &res.findings[i]);
+        handle_new_finding(w, &in, &res, &res.findings[i]);
         if (w->stop_on_first) {
             atomic_fetch_add(&w->stats->execs, 1);
             _exit(0);
