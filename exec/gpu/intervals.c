@@ -231,7 +231,8 @@ static bool analyze_kernel(const kernel_cfg *g, gr_quiet_loads *q) {
     walk w = {0};
     size_t cells = g->n ? g->n : 1;
     w.stamp = calloc(cells, sizeof *w.stamp);
-    w.stack = malloc(2 * cells * sizeof *w.stack); /* each node pushes at most 2 */
+    /* a walk pushes its starts (at most 2) and at most 2 successors per node it expands */
+    w.stack = malloc((2 * cells + 2) * sizeof *w.stack);
     w.loads = malloc(cells * sizeof *w.loads);
     w.noisy = calloc(cells, 1);
     w.reached = calloc(cells, 1);
