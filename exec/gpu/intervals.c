@@ -23,17 +23,6 @@ typedef struct fn_summary {
     bool unsafe;
 } fn_summary;
 
-/* The function named `name`: its definition if the module has one, else a declaration. */
-static int32_t find_function(const ptx_module *m, const char *name) {
-    int32_t found = -1;
-    for (int32_t i = 0; i < m->nfunctions; i++) {
-        if (!m->functions[i].name || strcmp(m->functions[i].name, name) != 0) continue;
-        if (m->functions[i].has_body) return i;
-        if (found < 0) found = i;
-    }
-    return found;
-}
-
 /* Bodiless functions NVRTC's output may call that never touch a block's shared memory. */
 static bool runtime_extern(const char *name) {
     static const char *const known[] = {"vprintf", "malloc", "free", "__assertfail"};
@@ -47,7 +36,7 @@ static node_kind classify_call(const ptx_module *m, const ptx_insn *x, const fn_
         const ptx_operand *o = &x->operands[k];
         if (o->kind == PTX_OPND_REG) return NODE_UNSAFE; /* indirect */
         if (o->kind != PTX_OPND_SYMBOL) continue;
-        int32_t fi = find_function(m, o->u.symbol);
+        int32_t fi = ptx_module_find_function(m, o->u.symbol);
         if (fi < 0) return NODE_UNSAFE;
         if (!m->functions[fi].has_body) return runtime_extern(o->u.symbol) ? NODE_PLAIN : NODE_UNSAFE;
         if (sums[fi].unsafe) return NODE_UNSAFE;

@@ -171,19 +171,7 @@ static const sim_global_var *find_global(decoder *d, const char *name) {
     return NULL;
 }
 
-/* The function named `name`: its definition when the module declares it first and defines it
- * later, else the declaration. */
-static int32_t find_function(const ptx_module *m, const char *name) {
-    int32_t found = -1;
-    for (int32_t i = 0; i < m->nfunctions; i++) {
-        if (strcmp(m->functions[i].name, name) != 0) continue;
-        if (m->functions[i].has_body) return i;
-        if (found < 0) found = i;
-    }
-    return found;
-}
 
-static int32_t find_function(const ptx_module *m, const char *name);
 
 /* Kernel parameter `name` of the current function: its offset in the parameter buffer. */
 static bool kernel_param_offset(const ptx_function *fn, const char *name, uint64_t *off);
@@ -291,7 +279,7 @@ static bool src_opnd(decoder *d, const ptx_operand *o, int type, sim_opnd *out) 
             *out = add_const(d, v);
             return *out != SIM_NO_OPND;
         }
-        int32_t fi = find_function(d->m, o->u.symbol);
+        int32_t fi = ptx_module_find_function(d->m, o->u.symbol);
         if (!frame && fi >= 0) {
             *out = add_const(d, SIM_FUNC_BASE + 16ull * (uint64_t)fi);
             return *out != SIM_NO_OPND;
@@ -1030,7 +1018,7 @@ static bool decode_call(decoder *d, sim_insn *in, const ptx_insn *x) {
         /* indirect: the target function is checked at run time */
         if (!src_opnd(d, fnop, PTX_TYPE_U64, &in->a[0])) return false;
     } else {
-        callee = find_function(d->m, fnop->u.symbol);
+        callee = ptx_module_find_function(d->m, fnop->u.symbol);
         if (callee < 0) return unsupported(d, "call of an unknown function");
         cf = &d->m->functions[callee];
         if (nargs != cf->nparams || nrets != cf->nrets) return unsupported(d, "argument count");

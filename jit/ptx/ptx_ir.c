@@ -319,3 +319,13 @@ int32_t ptx_function_find_reg(const ptx_function *fn, const char *name) {
         if (strcmp(fn->regs[i].name, name) == 0) return i;
     return -1;
 }
+
+int32_t ptx_module_find_function(const ptx_module *m, const char *name) {
+    int32_t found = -1;
+    for (int32_t i = 0; i < m->nfunctions; i++) {
+        if (!m->functions[i].name || strcmp(m->functions[i].name, name) != 0) continue;
+        if (m->functions[i].has_body) return i;
+        if (found < 0) found = i;
+    }
+    return found;
+}

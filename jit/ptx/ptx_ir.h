@@ -444,6 +444,10 @@ const ptx_operand *ptx_insn_address(const ptx_insn *insn);
 bool ptx_insn_is_memory(const ptx_insn *insn);
 bool ptx_insn_is_sync(const ptx_insn *insn);
 
+/* The function named `name`: its definition when the module declares it first and defines it
+ * later, else the declaration; -1 when there is none. */
+int32_t ptx_module_find_function(const ptx_module *m, const char *name);
+
 void ptx_module_free(ptx_module *m);
 
 /* Recomputes the decoded fields (space, type, scope, sem, cmp, boolop, subop, redop, rnd, vec,
