@@ -137,12 +137,6 @@ void gr_gpu_inline_prologue(gr_strbuf *out) {
 
 /* ---- one access site ------------------------------------------------------------------------ */
 
-typedef struct access_call {
-    char guard[64]; /* "%p" or "!%p" (without '@'), or "" */
-    char addr[64];
-    uint32_t info, id;
-} access_call;
-
 static const char *skip_ws(const char *s, const char *end) {
     while (s < end && (*s == ' ' || *s == '\t')) s++;
     return s;
@@ -169,7 +163,7 @@ static bool parse_number(const char *s, uint32_t *v) {
     return true;
 }
 
-static bool parse_access_call(const char *line, size_t len, access_call *c) {
+bool gr_gpu_parse_access_call(const char *line, size_t len, gr_gpu_access_call *c) {
     const char *end = line + len, *s = skip_ws(line, end);
     memset(c, 0, sizeof *c);
     if (s < end && *s == '@') {
@@ -541,8 +535,8 @@ static void emit_granules(gr_strbuf *out, uint32_t site, uint32_t ngran, bool wr
 
 bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t site,
                           gr_gpu_cas_first cas_first) {
-    access_call c;
-    if (!parse_access_call(line, len, &c) || !eligible(c.info)) return false;
+    gr_gpu_access_call c;
+    if (!gr_gpu_parse_access_call(line, len, &c) || !eligible(c.info)) return false;
     uint32_t size = GR_HOOK_ACCESS_SIZE(c.info), space = GR_HOOK_ACCESS_SPACE(c.info);
     bool write = (c.info & GR_HOOK_ACCESS_WRITE) != 0, shared = space == GR_HOOK_SPACE_SHARED;
     uint32_t ngran = size <= 4 ? 1 : size / 4;

@@ -48,6 +48,16 @@ void gr_gpu_inline_regs(gr_strbuf *out);
 /* Per-function set-up, before the first instruction (after __gr_hook_enter in a kernel). */
 void gr_gpu_inline_prologue(gr_strbuf *out);
 
+/* One access hook call, `[@GUARD] call[.uni] __gr_hook_access, (ADDR, INFO, ID);`. */
+typedef struct gr_gpu_access_call {
+    char guard[64]; /* "%p" or "!%p" (without '@'), or "" */
+    char addr[64];  /* a register */
+    uint32_t info, id;
+} gr_gpu_access_call;
+
+/* Reads `line` (one statement) as such a call; false for anything else. */
+bool gr_gpu_parse_access_call(const char *line, size_t len, gr_gpu_access_call *c);
+
 /* When `line` (one statement, as module.c sees it) is an eligible
  * `[@p] call[.uni] __gr_hook_access, (ADDR, INFO, ID);`, appends its inline check (labels
  * numbered by `site`, the call kept as the slow path) and returns true; otherwise appends

@@ -243,28 +243,11 @@ static bool hook_operands(const char *s, size_t len, char *addr, size_t n, uint3
     return *size != 0;
 }
 
-/* The info word and instruction id of a hook call line (both immediates); false for any
- * other shape. */
-static bool hook_info_id(const char *s, size_t len, uint32_t *info, uint32_t *id) {
-    const char *end = s + len, *h = s;
-    while (h < end && strncmp(h, "__gr_hook_access", 16) != 0) h++;
-    const char *open = h < end ? memchr(h, '(', (size_t)(end - h)) : NULL;
-    const char *c1 = open ? memchr(open, ',', (size_t)(end - open)) : NULL;
-    const char *c2 = c1 ? memchr(c1 + 1, ',', (size_t)(end - c1 - 1)) : NULL;
-    if (!c2) return false;
-    char *stop1 = NULL, *stop2 = NULL;
-    unsigned long i = strtoul(skip_space(c1 + 1), &stop1, 0);
-    unsigned long d = strtoul(skip_space(c2 + 1), &stop2, 0);
-    if (stop1 == c1 + 1 || stop2 == c2 + 1 || i > UINT32_MAX || d > UINT32_MAX) return false;
-    *info = (uint32_t)i;
-    *id = (uint32_t)d;
-    return true;
-}
-
 /* A plain shared read the barrier-interval filter found quiet (intervals.h). */
 static bool quiet_shared_load(const gr_quiet_loads *quiet, const char *s, size_t len) {
-    uint32_t info = 0, id = 0;
-    if (!quiet || !hook_info_id(s, len, &info, &id) || !gr_quiet_load(quiet, id)) return false;
+    gr_gpu_access_call c;
+    if (!quiet || !gr_gpu_parse_access_call(s, len, &c) || !gr_quiet_load(quiet, c.id)) return false;
+    uint32_t info = c.info;
     return GR_HOOK_ACCESS_SPACE(info) == GR_HOOK_SPACE_SHARED && (info & GR_HOOK_ACCESS_READ) &&
            !(info & (GR_HOOK_ACCESS_WRITE | GR_HOOK_ACCESS_ATOMIC | GR_HOOK_ACCESS_ASYNC)) &&
            GR_HOOK_ACCESS_SEM(info) == GR_HOOK_SEM_WEAK;
