@@ -13,6 +13,10 @@
  *                              the inline checks off for the main columns too)
  *   bench_gpu --plain NAME     only the uninstrumented kernel NAME, once (for racecheck)
  *   bench_gpu --instr NAME     only the instrumented kernel NAME, once (for a profiler)
+ *   bench_gpu --breakdown      per kernel, what each part of the instrumentation costs: the
+ *                              full build, then without the step budget, without access hooks
+ *                              (barrier and exit hooks only), and with neither (entry hook,
+ *                              step budget only); times in ms and as slowdowns
  *   bench_gpu --list           kernel names
  * Exit status 2 when no GPU is usable (the reason is printed). */
 #include <math.h>
@@ -450,22 +454,81 @@ static ptx_module *compile_kernel(size_t k, gr_error *err) {
     return ok ? m : NULL;
 }
 
-static gr_backend *open_gpu(bool instrument, bool readonly_filter, bool inline_checks,
-                            gr_error *err) {
+/* What one instrumented build keeps (the --breakdown columns switch parts off). */
+typedef struct build_parts {
+    bool accesses, sync, step_budget;
+} build_parts;
+static const build_parts all_parts = {true, true, true};
+
+static gr_backend *open_gpu_parts(bool instrument, bool readonly_filter, bool inline_checks,
+                                  build_parts parts, gr_error *err) {
     gr_gpu_options o;
     gr_gpu_options_default(&o);
     o.instrument = instrument;
     o.inline_checks = o.inline_checks && inline_checks;
     o.skip_readonly_loads = readonly_filter;
     o.coverage = false; /* the search's feature, not part of race checking */
+    o.hook_accesses = parts.accesses;
+    o.hook_sync = parts.sync;
+    o.step_budget = parts.step_budget;
     o.arena_bytes = (size_t)2 << 30;
     return gr_gpu_backend_new(&o, err);
+}
+
+static gr_backend *open_gpu(bool instrument, bool readonly_filter, bool inline_checks,
+                            gr_error *err) {
+    return open_gpu_parts(instrument, readonly_filter, inline_checks, all_parts, err);
+}
+
+/* --breakdown: the plain kernel, then builds with fewer parts, each timed as in the table. */
+static int breakdown(uint64_t scale) {
+    static const struct {
+        const char *name;
+        build_parts parts;
+    } builds[] = {
+        {"full", {true, true, true}},
+        {"no_budget", {true, true, false}},
+        {"no_access", {false, true, true}},
+        {"enter_only", {false, false, true}},
+    };
+    enum { NB = sizeof builds / sizeof builds[0] };
+    gr_error err = GR_ERROR_INIT;
+    size_t nk = sizeof kernels / sizeof kernels[0];
+    printf("bench_gpu --breakdown: scale 1/%llu; ms (slowdown against plain)\n",
+           (unsigned long long)scale);
+    printf("%-11s %10s", "kernel", "plain_ms");
+    for (int b = 0; b < NB; b++) printf(" %19s", builds[b].name);
+    printf("\n");
+    for (size_t k = 0; k < nk; k++) {
+        ptx_module *m = compile_kernel(k, &err);
+        gr_backend *p = m ? open_gpu(false, false, false, &err) : NULL;
+        run_result a;
+        bool ok = p && run_kernel(p, m, k, scale, 4, false, &a, &err);
+        gr_backend_free(p);
+        if (ok) printf("%-11s %10.3f", kernels[k].name, a.ms);
+        for (int b = 0; ok && b < NB; b++) {
+            gr_backend *q = open_gpu_parts(true, true, true, builds[b].parts, &err);
+            run_result r;
+            ok = q && run_kernel(q, m, k, scale, 4, true, &r, &err);
+            if (ok) printf(" %10.3f (%6.1fx)", r.ms, r.ms / (a.ms > 0 ? a.ms : 1e-9));
+            gr_backend_free(q);
+        }
+        if (!ok) {
+            printf("%-11s failed: ", kernels[k].name);
+            gr_error_print(&err, stdout);
+            gr_error_clear(&err);
+        } else {
+            printf("\n");
+        }
+        if (m) ptx_module_free(m);
+    }
+    return 0;
 }
 
 int main(int argc, char **argv) {
     uint64_t scale = 1;
     const char *plain = NULL;
-    bool readonly_filter = true, ab = true, one_instrumented = false;
+    bool readonly_filter = true, ab = true, one_instrumented = false, parts = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--no-readonly") == 0) {
             readonly_filter = false;
@@ -473,6 +536,10 @@ int main(int argc, char **argv) {
         }
         if (strcmp(argv[i], "--no-ab") == 0) {
             ab = false;
+            continue;
+        }
+        if (strcmp(argv[i], "--breakdown") == 0) {
+            parts = true;
             continue;
         }
         if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) scale = strtoull(argv[++i], NULL, 10);
@@ -485,8 +552,8 @@ int main(int argc, char **argv) {
             for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) printf("%s\n", kernels[k].name);
             return 0;
         } else {
-            fprintf(stderr, "usage: bench_gpu [--scale S] [--no-readonly] [--no-ab] [--plain KERNEL] "
-                            "[--instr KERNEL] [--list]\n");
+            fprintf(stderr, "usage: bench_gpu [--scale S] [--no-readonly] [--no-ab] [--breakdown] "
+                            "[--plain KERNEL] [--instr KERNEL] [--list]\n");
             return 2;
         }
     }
@@ -496,6 +563,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_gpu: no usable GPU: %s\n", why);
         return 2;
     }
+    if (parts) return breakdown(scale);
     gr_error err = GR_ERROR_INIT;
     size_t nk = sizeof kernels / sizeof kernels[0];
     if (plain) {

@@ -34,6 +34,8 @@ typedef enum gr_gpu_cas_first {
 
 typedef struct gr_gpu_options {
     bool instrument;       /* hooks + FSM; false runs the user's PTX as is (bench baseline) */
+    bool hook_accesses;    /* hook memory accesses (false only to measure what the rest costs) */
+    bool hook_sync;        /* hook barriers, warp syncs, fences, exits (false: measuring only) */
     bool coverage;         /* one coverage byte per basic block (launch result block_hits) */
     bool step_budget;      /* backward-branch budget: a spinning kernel traps (`hang`) */
     bool skip_nc_loads;    /* leave ld.global.nc (read-only data) unchecked */
@@ -46,6 +48,10 @@ typedef struct gr_gpu_options {
                             * default on, off with GPURACE_GPU_INLINE=0 in the environment */
     gr_gpu_cas_first cas_first; /* which inline global accesses try the CAS from the empty
                             * word first (GPURACE_GPU_CAS_FIRST=0 none, 1 writes, 2 all) */
+    bool simple_sync;      /* with inline_checks: in modules whose hooks cannot make a block or
+                            * warp irregular (only full barriers, no acquires), barriers are
+                            * inline and accesses read the block's word once per barrier;
+                            * off with GPURACE_GPU_SIMPLE_SYNC=0 */
     const char *cache_dir; /* NULL: $XDG_CACHE_HOME/gpurace or ~/.cache/gpurace; "": no cache */
     int device;            /* CUDA device ordinal */
     size_t arena_bytes;    /* launch-buffer arena; 0: 1/32 of device memory, at most 2 GiB,
@@ -87,6 +93,9 @@ typedef struct gr_gpu_prep_stats {
     uint32_t quiet_loads_skipped; /* shared loads whose barrier interval writes nothing */
     uint32_t accesses;           /* access hooks left (read-only ones included) */
     uint32_t inline_sites;       /* of those, checked inline (the hook only on the slow path) */
+    uint32_t inline_barriers;    /* barrier hooks done inline (simple_sync modules) */
+    bool simple_sync;            /* no hook can make a block or warp irregular, split or tainted
+                                  * (inline_access.h, gr_gpu_inline_module) */
     uint32_t ro_kernels;         /* entries of ro[] used */
     gr_gpu_ro_kernel ro[GR_GPU_RO_KERNELS];
 } gr_gpu_prep_stats;

@@ -13,6 +13,8 @@
  *   %gr_ibase the block's first linear thread    %gr_issh shared shadow base (shared window)
  *   %gr_itid  the thread's index in its block    %gr_iww  high half of the warp's word
  *   %gr_ih    the byte 1 (touched flag)          %gr_iu*, %gr_id*, %gr_iq*, %gr_iw*: scratch
+ *   %gr_ibwv  the block's word as of the latest barrier (simple_sync modules only)
+ *   %gr_ihp   the thread's gr_rt_bar_hist record
  *
  * At a site: %gr_id4 the old word (%gr_iu6 lo, %gr_iu7 hi), %gr_id5 the single word
  * (%gr_iu10 lo, %gr_iu5 hi), %gr_id7 the word to CAS in, %gr_iu15 the old (then new) state,
@@ -83,11 +85,11 @@ void gr_gpu_inline_declare(gr_strbuf *out) {
 void gr_gpu_inline_regs(gr_strbuf *out) {
     gr_strbuf_append(out, "\t.reg .pred %gr_ion, %gr_ils, %gr_iq<5>;\n"
                           "\t.reg .b16 %gr_ih;\n"
-                          "\t.reg .b32 %gr_irep, %gr_ibase, %gr_issh, %gr_itid, %gr_iu<16>;\n"
-                          "\t.reg .b64 %gr_itp, %gr_ibw, %gr_iww, %gr_id<8>, %gr_iw<4>;\n");
+                          "\t.reg .b32 %gr_irep, %gr_ibase, %gr_issh, %gr_itid, %gr_ibwv, %gr_iu<16>;\n"
+                          "\t.reg .b64 %gr_itp, %gr_ihp, %gr_ibw, %gr_iww, %gr_id<8>, %gr_iw<4>;\n");
 }
 
-void gr_gpu_inline_prologue(gr_strbuf *out) {
+void gr_gpu_inline_prologue(gr_strbuf *out, const gr_gpu_inline_module *mod) {
     gr_strbuf_appendf(
         out,
         "\tld.const.u32 %%gr_iu0, [" GR_RT_PARAMS_NAME "+%u];\n"
@@ -113,6 +115,8 @@ void gr_gpu_inline_prologue(gr_strbuf *out) {
         "\tld.const.u64 %%gr_id0, [" GR_RT_PARAMS_NAME "+%u];\n"
         "\tmad.wide.u32 %%gr_itp, %%gr_iu3, %u, %%gr_id0;\n"
         "\tld.const.u64 %%gr_id0, [" GR_RT_PARAMS_NAME "+%u];\n"
+        "\tmad.wide.u32 %%gr_ihp, %%gr_iu3, %u, %%gr_id0;\n"
+        "\tld.const.u64 %%gr_id0, [" GR_RT_PARAMS_NAME "+%u];\n"
         /* the block's flag word: the first of its GR_RT_BLOCK_WORDS */
         "\tmad.wide.u32 %%gr_ibw, %%gr_iu1, %u, %%gr_id0;\n"
         /* the warp's word: warps[block * warps_per_block + tid / 32], its high half */
@@ -131,8 +135,12 @@ void gr_gpu_inline_prologue(gr_strbuf *out) {
         "\tmov.u16 %%gr_ih, 1;\n",
         RT_OFF(detect), RT_OFF(lockstep), RT_OFF(threads_per_block), (uint32_t)(GR_FSM_M_REP >> low_bit(GR_FSM_M_REP)),
         low_bit(GR_FSM_M_REP), STATE_ONE_EXACT, RT_OFF(threads), (unsigned)sizeof(gr_rt_thread),
-        RT_OFF(blocks), (unsigned)(sizeof(gr_rt_u32) * GR_RT_BLOCK_WORDS),
+        RT_OFF(bar_hist), (unsigned)sizeof(gr_rt_bar_hist), RT_OFF(blocks), (unsigned)(sizeof(gr_rt_u32) * GR_RT_BLOCK_WORDS),
         RT_OFF(warps_per_block), low_bit(WARP_SIZE), RT_OFF(warps), RT_OFF(user_dyn_shared));
+    if (mod->simple_sync) {
+        gr_strbuf_append(out, "\tmov.u32 %gr_ibwv, 0;\n");
+        gr_gpu_inline_reload_block_word(out);
+    }
 }
 
 /* ---- one access site ------------------------------------------------------------------------ */
@@ -272,7 +280,15 @@ static void emit_same_epoch_checks(gr_strbuf *out, const char *fail) {
  * sync since the barrier) and the thread's warp-sync epoch still fits the word's byte: the
  * conditions under which the rules keep a warp summary's epochs (EXACT/OLDW). Full warp
  * epoch of the record in %gr_iu3. */
-static void emit_warp_regular_checks(gr_strbuf *out, const char *fail) {
+static void emit_warp_regular_checks(gr_strbuf *out, const char *fail, bool simple_sync) {
+    if (simple_sync) {
+        /* no hook of the module sets the warp's IRREGULAR bit (and lockstep sites call) */
+        gr_strbuf_appendf(out,
+                          "\tsetp.gt.u32 %%gr_iq0, %%gr_iu3, %u;\n"
+                          "\t@%%gr_iq0 bra %s;\n",
+                          (unsigned)(GR_FSM_M_WEP >> low_bit(GR_FSM_M_WEP)), fail);
+        return;
+    }
     gr_strbuf_appendf(out,
                       "\tld.volatile.global.u32 %%gr_iu11, [%%gr_iww];\n"
                       "\tand.b32 %%gr_iu11, %%gr_iu11, %" PRIu32 ";\n"
@@ -284,6 +300,14 @@ static void emit_warp_regular_checks(gr_strbuf *out, const char *fail) {
                       "\t@%%gr_iq0 bra %s;\n",
                       HI(GR_RT_WARP_IRREGULAR), RT_OFF(lockstep), fail,
                       (unsigned)(GR_FSM_M_WEP >> low_bit(GR_FSM_M_WEP)), fail);
+}
+
+/* %gr_iu4 = the block's word: the snapshot of the latest barrier in simple_sync modules (only
+ * EXITED can change between barriers there, and an exit seen a little late is as timing-
+ * dependent as one seen early), else a fresh load. */
+static void emit_block_word(gr_strbuf *out, bool simple_sync) {
+    gr_strbuf_append(out, simple_sync ? "\tmov.u32 %gr_iu4, %gr_ibwv;\n"
+                                      : "\tld.volatile.global.u32 %gr_iu4, [%gr_ibw];\n");
 }
 
 /* Branches to `fail` when the block's word (in %gr_iu4) has any of `bits`: IRREGULAR (a
@@ -325,7 +349,7 @@ static void emit_back(gr_strbuf *out) {
 /* One granule: the decision, then at most INLINE_CAS_TRIES CAS attempts, each lost one
  * deciding again on the word that won; the hook for anything else. */
 static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const char *sp,
-                             const char *sa) {
+                             const char *sa, bool simple_sync) {
     char hook[32], join[32], uni[32], same_warp[32];
     snprintf(hook, sizeof hook, "$gr_i%" PRIu32 "_s", site);
     snprintf(join, sizeof join, "$gr_i%" PRIu32 "_j", site);
@@ -369,7 +393,7 @@ static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const ch
     }
     /* the latest member in this block; the block's word */
     emit_rep_in_block(out, hook);
-    gr_strbuf_append(out, "\tld.volatile.global.u32 %gr_iu4, [%gr_ibw];\n");
+    emit_block_word(out, simple_sync);
     /* its epoch 1..QUICK_BACK_MAX barriers back: ordered after every member (block regular) */
     emit_back(out);
     gr_strbuf_appendf(out,
@@ -418,7 +442,7 @@ static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const ch
                           (unsigned)(GR_FSM_WHO_BLOCK * 3 - STATE_WHO_LO), uni, WARP_SIZE,
                           same_warp, (unsigned)(3 * (GR_FSM_WHO_BLOCK - GR_FSM_WHO_ONE)),
                           (unsigned)(3 * (GR_FSM_WHO_BLOCK - GR_FSM_WHO_WARP)), uni, same_warp);
-        emit_warp_regular_checks(out, hook);
+        emit_warp_regular_checks(out, hook, simple_sync);
         gr_strbuf_appendf(out,
                           /* one member of this warp: a warp summary */
                           "\t@%%gr_iq4 add.u32 %%gr_iu15, %%gr_iu15, %u;\n"
@@ -457,7 +481,7 @@ static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const ch
  * summary (equal but for the latest member and instruction) that the read already belongs
  * to; anything else goes to the hook. */
 static void emit_granules(gr_strbuf *out, uint32_t site, uint32_t ngran, bool write,
-                          const char *sp, const char *sa) {
+                          const char *sp, const char *sa, bool simple_sync) {
     char hook[32];
     snprintf(hook, sizeof hook, "$gr_i%" PRIu32 "_s", site);
     gr_strbuf_appendf(out,
@@ -490,7 +514,7 @@ static void emit_granules(gr_strbuf *out, uint32_t site, uint32_t ngran, bool wr
                       STATE_MASK, (unsigned)(GR_FSM_WHO_WARP * 3),
                       (unsigned)(GR_FSM_WHO_BLOCK * 3 + 2 - GR_FSM_WHO_WARP * 3), hook);
     emit_rep_in_block(out, hook);
-    gr_strbuf_append(out, "\tld.volatile.global.u32 %gr_iu4, [%gr_ibw];\n");
+    emit_block_word(out, simple_sync);
     emit_block_check(out, BLOCK_EPOCHS_NOT_COMPARABLE, hook);
     emit_back(out);
     gr_strbuf_appendf(out,
@@ -499,7 +523,7 @@ static void emit_granules(gr_strbuf *out, uint32_t site, uint32_t ngran, bool wr
                       hook);
     emit_same_epoch_checks(out, hook);
     gr_strbuf_appendf(out, "\t@!%%gr_iq4 bra $gr_i%" PRIu32 "_w;\n", site);
-    emit_warp_regular_checks(out, hook);
+    emit_warp_regular_checks(out, hook, simple_sync);
     gr_strbuf_appendf(out, "$gr_i%" PRIu32 "_w:\n", site);
     emit_read_union(out);
     gr_strbuf_appendf(out,
@@ -534,7 +558,8 @@ static void emit_granules(gr_strbuf *out, uint32_t site, uint32_t ngran, bool wr
 }
 
 bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t site,
-                          gr_gpu_cas_first cas_first) {
+                          const gr_gpu_inline_module *mod) {
+    gr_gpu_cas_first cas_first = mod->cas_first;
     gr_gpu_access_call c;
     if (!gr_gpu_parse_access_call(line, len, &c) || !eligible(c.info)) return false;
     uint32_t size = GR_HOOK_ACCESS_SIZE(c.info), space = GR_HOOK_ACCESS_SPACE(c.info);
@@ -627,13 +652,127 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
                           "\tsetp.eq.u64 %%gr_iq0, %%gr_id4, 0;\n"
                           "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n",
                           site);
-    if (ngran > 1) emit_granules(out, site, ngran, write, sp, sa);
-    else emit_one_granule(out, site, write, sp, sa);
+    if (ngran > 1) emit_granules(out, site, ngran, write, sp, sa, mod->simple_sync);
+    else emit_one_granule(out, site, write, sp, sa, mod->simple_sync);
     /* The slow path: the hook, unchanged but for .uni (the lanes may have diverged here). */
     gr_strbuf_appendf(out,
                       "$gr_i%" PRIu32 "_s:\n"
                       "\tcall " GR_HOOK_ACCESS_NAME ", (%s, 0x%" PRIx32 ", %" PRIu32 ");\n"
                       "$gr_i%" PRIu32 "_d:\n",
                       site, c.addr, c.info, c.id, site);
+    return true;
+}
+
+/* ---- sync hooks ------------------------------------------------------------------------------ */
+
+bool gr_gpu_parse_sync_call(const char *line, size_t len, gr_gpu_sync_call *c) {
+    const char *end = line + len, *s = skip_ws(line, end);
+    memset(c, 0, sizeof *c);
+    if (s < end && *s == '@') {
+        const char *g = ++s;
+        while (s < end && *s != ' ' && *s != '\t') s++;
+        if ((size_t)(s - g) >= sizeof c->guard || s == g) return false;
+        memcpy(c->guard, g, (size_t)(s - g));
+        s = skip_ws(s, end);
+    }
+    if ((size_t)(end - s) < 4 || strncmp(s, "call", 4) != 0) return false;
+    s += 4;
+    if ((size_t)(end - s) >= 4 && strncmp(s, ".uni", 4) == 0) s += 4;
+    s = skip_ws(s, end);
+    size_t nl = strlen(GR_HOOK_SYNC_NAME);
+    if ((size_t)(end - s) < nl || strncmp(s, GR_HOOK_SYNC_NAME, nl) != 0) return false;
+    s = skip_ws(s + nl, end);
+    if (s >= end || *s != ',') return false;
+    s = skip_ws(s + 1, end);
+    if (s >= end || *s != '(') return false;
+    s++;
+    char info[64], id[64], arg[64];
+    if (!take_arg(&s, end, info, sizeof info) || !take_arg(&s, end, id, sizeof id) ||
+        !take_arg(&s, end, arg, sizeof arg) || !take_arg(&s, end, arg, sizeof arg))
+        return false;
+    if (s[-1] != ')') return false;
+    return parse_number(info, &c->info) && parse_number(id, &c->id);
+}
+
+static bool contains(const char *s, size_t len, const char *what) {
+    size_t n = strlen(what);
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, what, n) == 0) return true;
+    return false;
+}
+
+bool gr_gpu_sync_is_simple(const char *ptx) {
+    for (const char *p = ptx; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        bool call = contains(p, len, "call");
+        if (call && contains(p, len, GR_HOOK_SYNC_NAME) && !contains(p, len, ".func")) {
+            gr_gpu_sync_call c;
+            if (!gr_gpu_parse_sync_call(p, len, &c)) return false;
+            switch (GR_HOOK_SYNC_EVENT(c.info)) {
+            case GR_HOOK_EV_BARRIER:
+            case GR_HOOK_EV_BARRIER_RED:
+                if (c.info & GR_HOOK_SYNC_HAS_COUNT) return false; /* may be partial */
+                break;
+            case GR_HOOK_EV_EXIT:
+            case GR_HOOK_EV_CALL:
+            case GR_HOOK_EV_ASYNC_COMMIT:
+            case GR_HOOK_EV_ASYNC_WAIT:
+                break;
+            default: /* arrivals, warp syncs and collectives, fences */
+                return false;
+            }
+        } else if (call && contains(p, len, GR_HOOK_ACCESS_NAME) && !contains(p, len, ".func")) {
+            gr_gpu_access_call c;
+            if (!gr_gpu_parse_access_call(p, len, &c)) return false;
+            uint32_t sem = GR_HOOK_ACCESS_SEM(c.info);
+            if (sem == GR_HOOK_SEM_ACQUIRE || sem == GR_HOOK_SEM_ACQ_REL) return false;
+        }
+        p += len;
+        if (*p == '\n') p++;
+    }
+    return true;
+}
+
+void gr_gpu_inline_reload_block_word(gr_strbuf *out) {
+    gr_strbuf_append(out, "\t@%gr_ion ld.volatile.global.u32 %gr_ibwv, [%gr_ibw];\n");
+}
+
+/* rt_barrier() for a waiting full barrier when no hook can have set the block's PARTIAL,
+ * SPLIT or TAINT bits or the warp's IRREGULAR bit: bar and wbar move to the next epoch, wep
+ * and touched go to 0 (the record's flag bytes otherwise unchanged), and the history counts
+ * the barrier (gr_rt_bar_trace_step). */
+bool gr_gpu_inline_barrier(gr_strbuf *out, const char *line, size_t len, uint32_t site,
+                           const gr_gpu_inline_module *mod) {
+    gr_gpu_sync_call c;
+    if (!mod->simple_sync || !gr_gpu_parse_sync_call(line, len, &c) || c.guard[0] ||
+        GR_HOOK_SYNC_EVENT(c.info) != GR_HOOK_EV_BARRIER ||
+        (c.info & (GR_HOOK_SYNC_HAS_COUNT | GR_HOOK_IN_LIBRARY)))
+        return false;
+    unsigned touched_shift = 8u * ((unsigned)offsetof(gr_rt_thread, touched) - 8u);
+    gr_strbuf_appendf(out,
+                      "\t// inline barrier hook %" PRIu32 "\n"
+                      "\t@!%%gr_ion bra $gr_b%" PRIu32 "_d;\n"
+                      "\t@%%gr_ils bra $gr_b%" PRIu32 "_s;\n"
+                      "\tld.global.v4.u32 {%%gr_iu0, %%gr_iu1, %%gr_iu2, %%gr_iu3}, [%%gr_itp];\n"
+                      "\tadd.u32 %%gr_iu0, %%gr_iu0, 1;\n"
+                      "\tand.b32 %%gr_iu2, %%gr_iu2, %" PRIu32 ";\n"
+                      "\tmov.u32 %%gr_iu1, 0;\n"
+                      "\tst.global.v4.u32 [%%gr_itp], {%%gr_iu0, %%gr_iu1, %%gr_iu2, %%gr_iu0};\n"
+                      "\tld.global.v4.u32 {%%gr_iu4, %%gr_iu5, %%gr_iu6, %%gr_iu7}, [%%gr_ihp];\n"
+                      "\tadd.u32 %%gr_iu4, %%gr_iu4, 1;\n"
+                      "\tadd.u32 %%gr_iu5, %%gr_iu5, %" PRIu32 ";\n"
+                      "\tmul.lo.u32 %%gr_iu5, %%gr_iu5, %" PRIu32 ";\n"
+                      "\tshr.u32 %%gr_iu6, %%gr_iu5, 15;\n"
+                      "\txor.b32 %%gr_iu5, %%gr_iu5, %%gr_iu6;\n"
+                      "\tmov.u32 %%gr_iu6, %" PRIu32 ";\n"
+                      "\tst.global.v4.u32 [%%gr_ihp], {%%gr_iu4, %%gr_iu5, %%gr_iu6, %%gr_iu7};\n"
+                      "\tbra.uni $gr_b%" PRIu32 "_d;\n"
+                      "$gr_b%" PRIu32 "_s:\n",
+                      c.id, site, site, ~((uint32_t)0xffu << touched_shift), c.id + 1u,
+                      (uint32_t)GR_RT_BAR_TRACE_MUL, c.id, site, site);
+    gr_strbuf_append_n(out, line, len);
+    if (len && line[len - 1] != '\n') gr_strbuf_putc(out, '\n');
+    gr_strbuf_appendf(out, "$gr_b%" PRIu32 "_d:\n", site);
     return true;
 }

@@ -45,8 +45,23 @@ void gr_gpu_inline_declare(gr_strbuf *out);
 /* Register declarations, right after a function body's opening brace. */
 void gr_gpu_inline_regs(gr_strbuf *out);
 
-/* Per-function set-up, before the first instruction (after __gr_hook_enter in a kernel). */
-void gr_gpu_inline_prologue(gr_strbuf *out);
+/* Per-function set-up, before the first instruction (after __gr_hook_enter in a kernel).
+ * Declared after gr_gpu_inline_module below. */
+struct gr_gpu_inline_module;
+void gr_gpu_inline_prologue(gr_strbuf *out, const struct gr_gpu_inline_module *mod);
+
+/* What every site of a module may assume (module.c decides, per module). */
+typedef struct gr_gpu_inline_module {
+    gr_gpu_cas_first cas_first; /* which plain global accesses of one granule try the CAS from
+                                 * the empty word before they read the word */
+    /* No hook of the module can set a block's IRREGULAR, PARTIAL, SPLIT or TAINT bits or a
+     * warp's IRREGULAR bit: its only sync events are full waiting barriers (no thread count,
+     * not in a header), exits and calls, and no access acquires (gr_gpu_sync_is_simple). Then
+     * a barrier is the thread's own bookkeeping, inline (gr_gpu_inline_barrier), and an
+     * access reads the block's word from a register loaded after each barrier instead of
+     * memory, and never reads its warp's word. */
+    bool simple_sync;
+} gr_gpu_inline_module;
 
 /* One access hook call, `[@GUARD] call[.uni] __gr_hook_access, (ADDR, INFO, ID);`. */
 typedef struct gr_gpu_access_call {
@@ -61,9 +76,35 @@ bool gr_gpu_parse_access_call(const char *line, size_t len, gr_gpu_access_call *
 /* When `line` (one statement, as module.c sees it) is an eligible
  * `[@p] call[.uni] __gr_hook_access, (ADDR, INFO, ID);`, appends its inline check (labels
  * numbered by `site`, the call kept as the slow path) and returns true; otherwise appends
- * nothing and returns false. `cas_first`: which plain global accesses of one granule try the
- * CAS from the empty word before they read the word (one round trip for a first access). */
+ * nothing and returns false. */
 bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t site,
-                          gr_gpu_cas_first cas_first);
+                          const gr_gpu_inline_module *mod);
+
+/* One sync hook call, `[@GUARD] call[.uni] __gr_hook_sync, (INFO, ID, ARG0, ARG1);`, whose
+ * info and id are constants (the arguments may be registers). */
+typedef struct gr_gpu_sync_call {
+    char guard[64];
+    uint32_t info, id;
+} gr_gpu_sync_call;
+
+/* Reads `line` (one statement) as such a call; false for anything else. */
+bool gr_gpu_parse_sync_call(const char *line, size_t len, gr_gpu_sync_call *c);
+
+/* Whether the instrumented module text `ptx` allows gr_gpu_inline_module.simple_sync: every
+ * sync hook is a full waiting barrier outside headers, an exit, a call or an async-group event
+ * (the hook ignores those), and no access hook has acquire semantics (only acquires set a
+ * block's taint). A hook line it cannot read makes it false. */
+bool gr_gpu_sync_is_simple(const char *ptx);
+
+/* When `line` is a sync hook call of a full waiting barrier (bar.sync/barrier.sync without a
+ * thread count, outside headers) and `mod->simple_sync`, appends the hook's effect as PTX
+ * (the thread's epochs and its barrier history; the call under the lockstep warp model) and
+ * returns true; otherwise appends nothing and returns false. The caller then reloads the
+ * block's word after the barrier instruction (gr_gpu_inline_reload_block_word). */
+bool gr_gpu_inline_barrier(gr_strbuf *out, const char *line, size_t len, uint32_t site,
+                           const gr_gpu_inline_module *mod);
+
+/* The block's word into its register (simple_sync modules: after each barrier). */
+void gr_gpu_inline_reload_block_word(gr_strbuf *out);
 
 #endif

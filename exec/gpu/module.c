@@ -30,6 +30,7 @@
 #include "exec/gpu/intervals.h"
 #include "exec/gpu/readonly.h"
 #include "jit/compile/compile.h"
+#include "jit/instrument/hook_abi.h"
 #include "jit/instrument/instrument.h"
 #include "jit/link/link.h"
 #include "jit/ptx/ptx_parse.h"
@@ -40,11 +41,13 @@ extern const char gr_gpu_runtime_source[];
 extern const size_t gr_gpu_runtime_source_len;
 
 /* Bumped whenever the passes below change what they emit (part of the cache key). */
-#define GR_GPU_MODULE_FORMAT 7u
+#define GR_GPU_MODULE_FORMAT 8u
 
 void gr_gpu_options_default(gr_gpu_options *o) {
     memset(o, 0, sizeof *o);
     o->instrument = true;
+    o->hook_accesses = true;
+    o->hook_sync = true;
     o->coverage = true;
     o->step_budget = true;
     o->skip_nc_loads = true;
@@ -52,14 +55,17 @@ void gr_gpu_options_default(gr_gpu_options *o) {
     /* GPURACE_GPU_INLINE=0 keeps every hook call, GPURACE_GPU_BOUNDS=0 skips read-only loads
      * outright, GPURACE_GPU_INTERVALS=0 keeps the checks of quiet shared loads,
      * GPURACE_GPU_CAS_FIRST=0 reads the word before a global write's CAS, =2 tries the CAS
-     * first for reads too (A/B comparisons of
-     * the inline path, the bounds-only checks, the interval filter and the write path). */
+     * first for reads too, GPURACE_GPU_SIMPLE_SYNC=0 keeps barrier hook calls and per-access
+     * block-word loads (A/B comparisons of the inline path, the bounds-only checks, the
+     * interval filter, the write path and the barrier path). */
     const char *env = getenv("GPURACE_GPU_INLINE");
     o->inline_checks = !(env && strcmp(env, "0") == 0);
     env = getenv("GPURACE_GPU_BOUNDS");
     o->bounds_checks = !(env && strcmp(env, "0") == 0);
     env = getenv("GPURACE_GPU_INTERVALS");
     o->skip_quiet_loads = !(env && strcmp(env, "0") == 0);
+    env = getenv("GPURACE_GPU_SIMPLE_SYNC");
+    o->simple_sync = !(env && strcmp(env, "0") == 0);
     env = getenv("GPURACE_GPU_CAS_FIRST");
     o->cas_first = !env                      ? GR_GPU_CAS_FIRST_WRITES
                    : strcmp(env, "0") == 0 ? GR_GPU_CAS_FIRST_NONE
@@ -114,6 +120,15 @@ static bool function_header(const char *s, bool *is_entry) {
         return true;
     }
     return false;
+}
+
+/* `[@p] call...` */
+static bool instruction_is_call(const char *s) {
+    if (*s == '@') {
+        while (*s && *s != ' ' && *s != '\t') s++;
+        s = skip_space(s);
+    }
+    return starts_with(s, "call") && (s[4] == ' ' || s[4] == '\t' || s[4] == '.');
 }
 
 /* `NAME:` alone on a line (a label). */
@@ -338,8 +353,9 @@ static void emit_hook_line(gr_strbuf *out, const char *line, size_t len, bool di
 /* The hook call at `line`, or its inline check when enabled and the access is eligible (its
  * slow path is a plain call). */
 static void emit_access_hook(gr_strbuf *out, const char *line, size_t len, const gr_gpu_options *o,
-                             gr_gpu_prep_stats *st, bool diverged) {
-    if (o->inline_checks && gr_gpu_inline_access(out, line, len, st->inline_sites, o->cas_first)) {
+                             const gr_gpu_inline_module *mod, gr_gpu_prep_stats *st,
+                             bool diverged) {
+    if (o->inline_checks && gr_gpu_inline_access(out, line, len, st->inline_sites, mod)) {
         st->inline_sites++;
         return;
     }
@@ -378,6 +394,10 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
         snprintf(rk->name, sizeof rk->name, "%s", ro.kernels[k].name);
         rk->params = ro.kernels[k].candidates;
     }
+    gr_gpu_inline_module mod = {.cas_first = o->cas_first};
+    mod.simple_sync = o->inline_checks && o->simple_sync && gr_gpu_sync_is_simple(text);
+    st->simple_sync = mod.simple_sync;
+    bool reload_block_word = false; /* after the barrier an inline barrier hook precedes */
     uint32_t line_no = 0, next_ro = 0;
     bool header_done = false, pending_fn = false, pending_entry = false;
     bool in_body = false, prologue_done = false, is_entry = false;
@@ -447,7 +467,7 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                 }
                 if (o->step_budget)
                     gr_strbuf_append(out, "\tld.global.u32 %gr_steps, [" GR_RT_BUDGET_NAME "];\n");
-                if (o->inline_checks) gr_gpu_inline_prologue(out);
+                if (o->inline_checks) gr_gpu_inline_prologue(out, &mod);
                 if (o->coverage) emit_coverage(out, st);
             }
             if (slen == 1 && s[0] == '{') depth++;
@@ -465,6 +485,28 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                     loc_file = f;
                     loc_line = l;
                 }
+            }
+            /* simple_sync: the block's word is read again once the barrier completes (and
+             * after a call, whose barriers the caller's copy missed). */
+            if (reload_block_word && slen > 0 && s[0] != '.' && !starts_with(s, "//")) {
+                reload_block_word = false;
+                if (starts_with(s, "bar.") || starts_with(s, "barrier.")) {
+                    gr_strbuf_append_n(out, p, len);
+                    gr_gpu_inline_reload_block_word(out);
+                    continue;
+                }
+                gr_gpu_inline_reload_block_word(out);
+            }
+            if (mod.simple_sync && line_contains(s, slen, GR_HOOK_SYNC_NAME) &&
+                gr_gpu_inline_barrier(out, s, slen, st->inline_barriers, &mod)) {
+                st->inline_barriers++;
+                reload_block_word = true;
+                continue;
+            }
+            if (mod.simple_sync && instruction_is_call(s) && !line_contains(s, slen, "__gr_hook")) {
+                gr_strbuf_append_n(out, p, len);
+                gr_gpu_inline_reload_block_word(out);
+                continue;
             }
             if (label_line(s, slen, name, sizeof name) && !strstr(s, ".callprototype")) {
                 if (!labels_add(&labels, name)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
@@ -509,11 +551,11 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                     /* without the operands (or bounds checks) the race check alone is skipped */
                     bool bounds = operands && o->bounds_checks;
                     open_bounds_guard(out, ro_mask, ro_mask, bounds ? addr : NULL, size, label);
-                    emit_access_hook(out, p, len, o, st, bounds);
+                    emit_access_hook(out, p, len, o, &mod, st, bounds);
                     close_bounds_guard(out, label);
                     continue;
                 }
-                emit_access_hook(out, p, len, o, st, false);
+                emit_access_hook(out, p, len, o, &mod, st, false);
                 continue;
             }
         }
@@ -545,7 +587,11 @@ bool gr_gpu_prepare_ptx(const ptx_module *m, const gr_gpu_options *o, char **ptx
     if (o->instrument) {
         ptx_module *copy = NULL;
         bool ok = ptx_parse(text.data, text.len, m->source_name, &copy, err);
-        if (ok) ok = gr_instrument_module(copy, NULL, NULL, err);
+        gr_instrument_options io;
+        gr_instrument_options_default(&io);
+        io.accesses = o->hook_accesses;
+        io.sync = o->hook_sync;
+        if (ok) ok = gr_instrument_module(copy, &io, NULL, err);
         gr_strbuf_reset(&text);
         if (ok && !ptx_print(copy, &text)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
         ptx_module_free(copy);

@@ -8,6 +8,7 @@
 
 #include "common/file.h"
 #include "exec/gpu/gpu.h"
+#include "exec/gpu/inline_access.h"
 #include "exec/gpu/intervals.h"
 #include "exec/gpu/readonly.h"
 #include "jit/compile/compile.h"
@@ -539,6 +540,102 @@ Test(gpu_inline, guarded_and_vector_accesses) {
     assert_links_for_sm_90(m, &o);
     free(ptx);
     ptx_module_free(m);
+}
+
+/* ---- simple sync: inline barriers ------------------------------------------------------------ */
+
+static const char *scan_kernel =
+    "extern \"C\" __global__ void scan(const int *in, int *out) {\n"
+    "  __shared__ int s[2][64];\n"
+    "  int p = 0;\n"
+    "  s[0][threadIdx.x] = in[threadIdx.x];\n"
+    "  __syncthreads();\n"
+    "  for (int d = 1; d < 64; d <<= 1) {\n"
+    "    int v = s[p][threadIdx.x];\n"
+    "    if (threadIdx.x >= d) v += s[p][threadIdx.x - d];\n"
+    "    s[1 - p][threadIdx.x] = v;\n"
+    "    p = 1 - p;\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  out[threadIdx.x] = s[p][threadIdx.x];\n"
+    "}\n";
+
+/* Only full barriers, no acquire: every barrier is inline, each followed (after bar.sync) by
+ * a fresh read of the block's word, and no access reads the block's or the warp's word. */
+Test(gpu_simple_sync, full_barriers_only_go_inline) {
+    ptx_module *m = compile_or_die(scan_kernel, "scan.cu");
+    gr_gpu_options o = inline_options();
+    char *ptx = NULL;
+    gr_gpu_prep_stats st;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, &st, &err), "%s", err.message);
+    cr_expect(st.simple_sync);
+    cr_expect_geq(st.inline_barriers, 2u);
+    cr_expect_eq(count_of(ptx, "// inline barrier hook"), st.inline_barriers);
+    cr_expect_eq(count_of(ptx, "bar.sync \t0;\n\t@%gr_ion ld.volatile.global.u32 %gr_ibwv"),
+                 st.inline_barriers, "the block's word is read once the barrier completes");
+    cr_expect(strstr(ptx, "ld.volatile.global.u32 %gr_iu4, [%gr_ibw]") == NULL);
+    cr_expect(strstr(ptx, "[%gr_iww]") == NULL, "no access reads the warp's word");
+    /* the history step of gr_rt_bar_trace_step, with the barrier's id + 1 */
+    char mul[64];
+    snprintf(mul, sizeof mul, "mul.lo.u32 %%gr_iu5, %%gr_iu5, %u;", GR_RT_BAR_TRACE_MUL);
+    cr_expect_eq(count_of(ptx, mul), st.inline_barriers);
+    assert_links_for_sm_90(m, &o);
+    free(ptx);
+    /* off: the calls and per-access loads of before */
+    o.simple_sync = false;
+    cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, &st, &err), "%s", err.message);
+    cr_expect(!st.simple_sync);
+    cr_expect_eq(st.inline_barriers, 0u);
+    cr_expect(strstr(ptx, "%gr_ibwv, [") == NULL);
+    free(ptx);
+    ptx_module_free(m);
+}
+
+/* Each of these can set a bit the inline code would not see: the module keeps every call. */
+Test(gpu_simple_sync, warp_syncs_arrivals_fences_and_acquires_keep_the_hooks) {
+    static const char *const bodies[] = {
+        "  s[threadIdx.x] = in[threadIdx.x]; __syncwarp(); out[threadIdx.x] = s[threadIdx.x ^ 1];\n",
+        "  s[threadIdx.x] = in[threadIdx.x]; asm volatile(\"bar.arrive 1, 64;\");\n",
+        "  s[threadIdx.x] = in[threadIdx.x]; asm volatile(\"bar.sync 1, 64;\");\n",
+        "  if (in[0]) __threadfence(); out[threadIdx.x] = s[threadIdx.x];\n",
+        "  int v; asm volatile(\"ld.acquire.gpu.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(in));\n"
+        "  out[threadIdx.x] = v; __syncthreads();\n",
+        "  out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, in[threadIdx.x], 1);\n",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        char src[1024];
+        snprintf(src, sizeof src,
+                 "extern \"C\" __global__ void k(const int *in, int *out) {\n"
+                 "  __shared__ int s[64];\n%s  __syncthreads();\n}\n",
+                 bodies[i]);
+        ptx_module *m = compile_or_die(src, "k.cu");
+        gr_gpu_options o = inline_options();
+        char *ptx = NULL;
+        gr_gpu_prep_stats st;
+        gr_error err = GR_ERROR_INIT;
+        cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, &st, &err), "%s", err.message);
+        cr_expect(!st.simple_sync, "kernel %zu", i);
+        cr_expect_eq(st.inline_barriers, 0u, "kernel %zu", i);
+        cr_expect(strstr(ptx, "%gr_ibwv, [") == NULL, "kernel %zu", i);
+        free(ptx);
+        ptx_module_free(m);
+    }
+}
+
+Test(gpu_simple_sync, reads_sync_hook_calls) {
+    gr_gpu_sync_call c;
+    const char *line = "\t@%p1 call.uni \t__gr_hook_sync, (2065, 48, %r3, 0);";
+    cr_assert(gr_gpu_parse_sync_call(line, strlen(line), &c));
+    cr_expect_str_eq(c.guard, "%p1");
+    cr_expect_eq(c.info, 2065u);
+    cr_expect_eq(c.id, 48u);
+    line = "\tcall.uni \t__gr_hook_sync, (%r1, 48, 0, 0);";
+    cr_expect(!gr_gpu_parse_sync_call(line, strlen(line), &c), "info must be a constant");
+    line = "\tcall.uni \t__gr_hook_access, (%rd1, 4, 3);";
+    cr_expect(!gr_gpu_parse_sync_call(line, strlen(line), &c));
+    cr_expect(!gr_gpu_sync_is_simple("\tcall.uni \t__gr_hook_sync, (%r1, 48, 0, 0);\n"),
+              "a hook it cannot read");
 }
 
 /* What the inline PTX decides (inline_access.c), step by step as emitted: nothing to do, CAS

@@ -157,8 +157,9 @@ typedef struct gr_rt_bar_fold {
 #define GR_RT_DIV_TRACE 2u /* as many barriers, but different barrier instructions */
 
 /* Order-sensitive hash of barrier instruction ids. */
+#define GR_RT_BAR_TRACE_MUL 0x9e3779b1u /* the inline barrier (inline_access.c) uses it too */
 GR_RT_FN gr_rt_u32 gr_rt_bar_trace_step(gr_rt_u32 h, gr_rt_u32 insn) {
-    h = (h + insn + 1u) * 0x9e3779b1u;
+    h = (h + insn + 1u) * GR_RT_BAR_TRACE_MUL;
     return h ^ (h >> 15);
 }
 
