@@ -278,6 +278,7 @@ static inline gr_fsm_access fsm_access_of(const fsm_thread *t, const gr_access *
         .write = a->kind == GR_ACCESS_WRITE || (atomic && a->op != GR_ATOM_LD),
         .atomic = atomic, .cta = atomic && a->scope == GR_SCOPE_CTA,
         .vol = !atomic && (a->flags & GR_ACCESS_VOLATILE), .bar_lag = t->bar - t->wbar,
+        .block_private = a->space == GR_SPACE_SHARED,
     };
 }
 
@@ -346,6 +347,7 @@ static __attribute__((noinline)) bool feed_general(gr_fsm *f, fsm_thread *t, con
     gr_fsm_access fa = fsm_access_of(t, a, 0);
     f->ctx.block_regular = f->blocks[t->block].regular;
     f->ctx.block_epochs = f->blocks[t->block].epochs;
+    f->ctx.block_split = f->blocks[t->block].split;
     t->touched = t->ever_touched = 1;
     uint64_t base = gr_fsm_single(&fa); /* bytes are or-ed in per granule */
     uint64_t first = a->addr & ~(uint64_t)3, end = a->addr + a->size;
@@ -381,6 +383,7 @@ bool gr_fsm_feed_access(gr_fsm *f, const gr_access *a, gr_error *err) {
     gr_fsm_access fa = fsm_access_of(t, a, bytes);
     f->ctx.block_regular = f->blocks[t->block].regular;
     f->ctx.block_epochs = f->blocks[t->block].epochs;
+    f->ctx.block_split = f->blocks[t->block].split;
     t->touched = t->ever_touched = 1;
     uint64_t *w = shadow_word(f, a->space, t->block, a->addr >> 2, err), nw;
     if (!w) return false;
@@ -594,6 +597,7 @@ static __attribute__((noinline)) void lane_slow_in_step(lane_batch *lb, uint32_t
  * precomputed: the same decision (the new word is then `single`). */
 typedef struct quick_in_step {
     uint64_t cover_mask;  /* bits of the word that must be clear for `a` to cover its members */
+    uint32_t drops;       /* block-private and not split: barrier-ordered members go anyway */
     uint32_t regular;     /* ctx->block_regular */
     uint32_t block_base;  /* the block's first thread: "rep in the block" is a range check */
     uint32_t tpb, bar, bar_lag;
@@ -602,9 +606,10 @@ typedef struct quick_in_step {
 static inline bool quick_lane(uint64_t w, uint64_t single, const quick_in_step *q) {
     uint64_t diff = w ^ single;
     if ((diff & GR_FSM_ALL_BUT_INSTR) == 0 || (w & 0xfu) == 0) return true;
-    if (w & q->cover_mask) return false;
+    bool covers = (w & q->cover_mask) == 0;
+    if (!covers && !q->drops) return false;
     uint32_t state = gr_fsm_state(w); /* who * 3 + epoch status */
-    if (state / 3u == GR_FSM_WHO_ONE && (diff & GR_FSM_M_REP) == 0) return true; /* same thread */
+    if (covers && state / 3u == GR_FSM_WHO_ONE && (diff & GR_FSM_M_REP) == 0) return true; /* same thread */
     if (!q->regular || state / 3u > GR_FSM_WHO_BLOCK) return false;
     if (gr_fsm_rep(w) - q->block_base >= q->tpb) return false;
     uint32_t back = (q->bar - gr_fsm_bar(w)) & 0xffu;
@@ -624,6 +629,7 @@ static bool batch_in_step(lane_batch *lb, gr_fsm_access fa, uint64_t common,
     quick_in_step q = {
         .cover_mask = (fa.write ? 0u : GR_FSM_M_WTRI) |
                       (fa.atomic ? GR_FSM_M_PTRI | (fa.cta ? 0u : GR_FSM_M_CTA) : 0u),
+        .drops = fa.block_private && !f->ctx.block_split,
         .regular = f->ctx.block_regular, .block_base = lb->block * f->tpb, .tpb = f->tpb,
         .bar = fa.bar, .bar_lag = fa.bar_lag};
     uint64_t base = common | (uint64_t)(fa.bar & 0xffu) << 24 | (uint64_t)(fa.wep & 0xffu) << 32;
@@ -666,12 +672,14 @@ static bool feed_lanes_batch(gr_fsm *f, const gr_access *proto, uint32_t lane_ma
                      .lane_mask = lane_mask, .in_step = step ? 1 : -1, .page = UINT64_MAX};
     f->ctx.block_regular = f->blocks[lb.block].regular;
     f->ctx.block_epochs = f->blocks[lb.block].epochs;
+    f->ctx.block_split = f->blocks[lb.block].split;
     bool atomic = proto->kind == GR_ACCESS_ATOMIC;
     bool write = proto->kind == GR_ACCESS_WRITE || (atomic && proto->op != GR_ATOM_LD);
     bool reads = atomic && proto->op != GR_ATOM_ST && proto->op != GR_ATOM_RED;
     bool cta = atomic && proto->scope == GR_SCOPE_CTA;
     uint32_t instr = proto->instr >= GR_FSM_INSTR_UNKNOWN ? GR_FSM_INSTR_UNKNOWN : proto->instr;
-    gr_fsm_access fa = {.instr = instr, .write = write, .atomic = atomic, .cta = cta};
+    gr_fsm_access fa = {.instr = instr, .write = write, .atomic = atomic, .cta = cta,
+                        .block_private = proto->space == GR_SPACE_SHARED};
     /* The shadow word of the access alone, less its thread, epochs and bytes. */
     uint64_t common = gr_fsm_pack(GR_FSM_WHO_ONE, GR_FSM_EXACT, 0, 0, 0, 0, 1u,
                                   write ? GR_FSM_TRI_ALL : GR_FSM_TRI_NONE,

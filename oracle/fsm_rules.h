@@ -126,6 +126,9 @@ typedef struct gr_fsm_access {
      * thread that waits at every barrier. A thread that only arrives (bar.arrive) moves its
      * epoch on without being ordered after the others. */
     gr_fsm_u32 bar_lag;
+    /* The word lies in memory only the access's block can reach (its shared window): no
+     * thread of another block will ever meet its members. */
+    gr_fsm_u32 block_private;
 } gr_fsm_access;
 
 /* Synchronization context of the accessing thread and of the recorded members' block. */
@@ -138,6 +141,10 @@ typedef struct gr_fsm_ctx {
      * memory, which breaks barrier ordering of its accesses but not "same epoch, unordered".
      * 0 when unknown (conservative). */
     gr_fsm_u32 block_epochs;
+    /* Some thread of the block arrived at a barrier without waiting (bar.arrive) or passed a
+     * barrier for part of the block: not every thread is past every barrier instance that a
+     * thread which waited is past. */
+    gr_fsm_u32 block_split;
     gr_fsm_u32 warp_regular;   /* all warp syncs since the last barrier had the full live mask */
     gr_fsm_u32 taint;          /* 0 no acquire, 1 may have acquired within its block, 2 from any */
     gr_fsm_u32 lockstep;
@@ -241,9 +248,11 @@ GR_FSM_FN gr_fsm_u32 gr_fsm_quick(gr_fsm_u64 w, gr_fsm_u64 single, const gr_fsm_
     gr_fsm_u32 wtri = gr_fsm_wtri(w), ptri = gr_fsm_ptri(w);
     gr_fsm_u32 covers = (a->write || wtri == GR_FSM_TRI_NONE) &&
                         (!a->atomic || (ptri == GR_FSM_TRI_NONE && (a->cta || !gr_fsm_cta(w))));
-    if (!covers) return 0u;
+    /* Block-private memory: a barrier that orders every member before the access orders them
+     * before every later access too, so they go whatever they did (gr_fsm_update_slow). */
+    if (!covers && !(a->block_private && !c->block_split)) return 0u;
     gr_fsm_u32 who = gr_fsm_who(w);
-    if (who == GR_FSM_WHO_ONE && (diff & 0xfffff0u) == 0u) return 1u; /* same thread */
+    if (covers && who == GR_FSM_WHO_ONE && (diff & 0xfffff0u) == 0u) return 1u; /* same thread */
     if (!c->block_regular || who > GR_FSM_WHO_BLOCK) return 0u;
     if (gr_fsm_div(gr_fsm_rep(w), c->threads_per_block, c->tpb_recip) !=
         gr_fsm_div(a->thread, c->threads_per_block, c->tpb_recip))
@@ -339,6 +348,12 @@ GR_FSM_FN gr_fsm_u64 gr_fsm_update_slow(gr_fsm_u64 w, gr_fsm_u64 single, const g
         (same_block && c->block_regular &&
          (barrier_ordered || (back == 0 && same_warp && c->warp_regular && dwep != 0)));
     if (ordered) {
+        /* Block-private memory (a shared window): only this block's threads will access the
+         * word again, and while every barrier instance includes every live thread (regular,
+         * not split), each of them is past the barrier that orders the members before this
+         * access, so the members are ordered before every later access as well. */
+        if (a->block_private && c->block_regular && !c->block_split && barrier_ordered)
+            return single;
         gr_fsm_u32 covers = (a->write || wtri == GR_FSM_TRI_NONE) &&
                             (!a->atomic || (ptri == GR_FSM_TRI_NONE && (a->cta || !some_cta)));
         if (covers) return single;

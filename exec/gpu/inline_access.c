@@ -350,6 +350,7 @@ static void emit_back(gr_strbuf *out) {
  * deciding again on the word that won; the hook for anything else. */
 static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const char *sp,
                              const char *sa, bool simple_sync) {
+    bool shared = strcmp(sp, "shared") == 0;
     char hook[32], join[32], uni[32], same_warp[32];
     snprintf(hook, sizeof hook, "$gr_i%" PRIu32 "_s", site);
     snprintf(join, sizeof join, "$gr_i%" PRIu32 "_j", site);
@@ -407,7 +408,11 @@ static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const ch
         gr_strbuf_appendf(out, "\tbra $gr_i%" PRIu32 "_c;\n", site);
     } else {
         gr_strbuf_appendf(out, "\t@!%%gr_iq0 bra %s;\n", join);
-        emit_block_check(out, BLOCK_NOT_REGULAR, hook);
+        /* a shared window is block-private: ordered after every member by a barrier every
+         * thread took part in (no PARTIAL/SPLIT round), the read drops them all */
+        emit_block_check(out, shared ? BLOCK_NOT_REGULAR | GR_RT_BLOCK_PARTIAL : BLOCK_NOT_REGULAR,
+                         hook);
+        if (shared) gr_strbuf_appendf(out, "\tbra $gr_i%" PRIu32 "_c;\n", site);
         gr_strbuf_appendf(out,
                           "\t@%%gr_iq1 bra $gr_i%" PRIu32 "_c;\n"
                           /* ordered after written members: the OLDW word of this reader */

@@ -643,6 +643,7 @@ Test(gpu_simple_sync, reads_sync_hook_calls) {
  * thread's record: */
 typedef struct inline_env {
     uint32_t tpb;
+    bool shared;             /* the site's space: a block-private shared window */
     uint32_t block_word;     /* GR_RT_BLOCK_* bits of the thread's block */
     uint32_t warp_irregular; /* the warp word's GR_RT_WARP_IRREGULAR bit */
     uint32_t lockstep;
@@ -697,11 +698,15 @@ static int inline_model(uint64_t old, const gr_fsm_access *a, const inline_env *
     if (u >= e->tpb) return INLINE_HOOK;
     uint32_t back = (a->bar - (lo >> 24)) & 255u, nstate = st;
     if (back - 1u <= 238u) {
-        if (e->block_word & (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED)) return INLINE_HOOK;
-        if (covered) return INLINE_CAS;
+        /* emit_block_check(BLOCK_NOT_REGULAR, + PARTIAL for a shared read) */
+        uint32_t bits = GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED | GR_RT_BLOCK_SPLIT;
+        if (e->shared && !a->write) bits |= GR_RT_BLOCK_PARTIAL;
+        if (e->block_word & bits) return INLINE_HOOK;
+        if (covered || e->shared) return INLINE_CAS;
         nstate = GR_FSM_WHO_ONE * 3 + GR_FSM_OLDW;
     } else {
-        if (a->write || back != 0 || same || (e->block_word & GR_RT_BLOCK_IRREGULAR) ||
+        if (a->write || back != 0 || same ||
+            (e->block_word & (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_SPLIT)) ||
             model_same_epoch_fails(old, single, st))
             return INLINE_HOOK;
         if (st3 < 6u) { /* ONE or WARP */
@@ -731,7 +736,7 @@ static int inline_model_granules(const uint64_t *w, uint32_t n, const gr_fsm_acc
     bool warp = st6 < 3u;
     uint32_t u = ((lo >> 4) & 0xfffffu) - base;
     if (u >= e->tpb) return INLINE_HOOK;
-    if (e->block_word & GR_RT_BLOCK_IRREGULAR) return INLINE_HOOK;
+    if (e->block_word & (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_SPLIT)) return INLINE_HOOK;
     if (((a->bar - (lo >> 24)) & 255u) != 0) return INLINE_HOOK;
     if (model_same_epoch_fails(w[0], single, st)) return INLINE_HOOK;
     if (warp && model_warp_fails(a, e)) return INLINE_HOOK;
@@ -761,6 +766,7 @@ static gr_fsm_ctx ctx_of(const inline_env *e, uint64_t *rnd) {
     c.warp_size = 32;
     c.block_regular = !(e->block_word & (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED));
     c.block_epochs = !(e->block_word & GR_RT_BLOCK_IRREGULAR);
+    c.block_split = (e->block_word & (GR_RT_BLOCK_SPLIT | GR_RT_BLOCK_PARTIAL)) != 0;
     c.warp_regular = e->lockstep || !e->warp_irregular;
     c.lockstep = e->lockstep;
     c.taint = rnd_below(rnd, 3);
@@ -775,10 +781,12 @@ static inline_env random_env(uint64_t *rnd) {
     static const uint32_t tpbs[] = {32, 48, 64, 256, 1000};
     static const uint32_t words[] = {0, 0, 0, 0, GR_RT_BLOCK_EXITED, GR_RT_BLOCK_IRREGULAR,
                                      GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED,
-                                     GR_RT_BLOCK_REL_ANY | GR_RT_BLOCK_TAINT1};
+                                     GR_RT_BLOCK_REL_ANY | GR_RT_BLOCK_TAINT1,
+                                     GR_RT_BLOCK_PARTIAL, GR_RT_BLOCK_SPLIT};
     inline_env e;
     e.tpb = tpbs[rnd_below(rnd, 5)];
-    e.block_word = words[rnd_below(rnd, 8)];
+    e.shared = rnd_below(rnd, 2) == 0;
+    e.block_word = words[rnd_below(rnd, 10)];
     e.warp_irregular = rnd_below(rnd, 4) == 0;
     e.lockstep = rnd_below(rnd, 4) == 0;
     return e;
@@ -788,6 +796,7 @@ static gr_fsm_access random_access(uint64_t *rnd, const inline_env *e, uint32_t 
     gr_fsm_access a;
     memset(&a, 0, sizeof a);
     a.thread = rnd_below(rnd, 4u * e->tpb);
+    a.block_private = e->shared;
     a.bar = rnd_below(rnd, 600u);
     a.wep = rnd_below(rnd, 8) ? rnd_below(rnd, 3) : 250u + rnd_below(rnd, 12);
     a.write = rnd_below(rnd, 3) == 0;

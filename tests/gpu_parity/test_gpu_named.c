@@ -140,12 +140,14 @@ static void device_access(device_model *d, uint32_t tid, uint32_t word, bool wri
                           uint32_t instr) {
     gr_rt_thread *t = &d->th[tid];
     gr_fsm_access fa = {.thread = tid, .bar = t->bar, .wep = t->wep, .instr = instr,
-                        .bytes = 0xfu, .write = write, .bar_lag = t->bar - t->wbar};
+                        .bytes = 0xfu, .write = write, .bar_lag = t->bar - t->wbar,
+                        .block_private = 1u};
     t->touched = 1;
     uint32_t bw = d->block[0];
     gr_fsm_ctx ctx = {.threads_per_block = d->tpb, .warp_size = 32u,
                       .block_regular = !(bw & (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED)),
                       .block_epochs = !(bw & GR_RT_BLOCK_IRREGULAR),
+                      .block_split = (bw & (GR_RT_BLOCK_SPLIT | GR_RT_BLOCK_PARTIAL)) != 0u,
                       .warp_regular = !(d->warp[tid / 32u] & GR_RT_WARP_IRREGULAR),
                       .tpb_recip = gr_fsm_reciprocal(d->tpb), .ws_recip = gr_fsm_reciprocal(32)};
     gr_fsm_result r;

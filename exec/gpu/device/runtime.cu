@@ -227,6 +227,7 @@ static __device__ __noinline__ void rt_update(u64 *p, u64 old, const gr_fsm_acce
     ctx.warp_size = 32u;
     ctx.block_regular = !(bw & (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED));
     ctx.block_epochs = !(bw & GR_RT_BLOCK_IRREGULAR);
+    ctx.block_split = (bw & (GR_RT_BLOCK_SPLIT | GR_RT_BLOCK_PARTIAL)) != 0u;
     ctx.warp_regular = __gr_rt.lockstep ||
                        !(*(volatile u64 *)rt_warp_word(block, tid / 32u) & GR_RT_WARP_IRREGULAR);
     ctx.taint = taint;
@@ -285,10 +286,13 @@ extern "C" __device__ void __gr_hook_access(u64 addr, u32 info, u32 id) {
     u32 size = info & GR_HOOK_ACCESS_SIZE_MASK;
     if (size == 0u || !__gr_rt.detect) return;
     u32 space = GR_HOOK_ACCESS_SPACE(info);
+    /* the block's own window (a cluster's other windows are reachable from other blocks) */
+    u32 block_private = space == GR_HOOK_SPACE_SHARED;
     if (space == GR_HOOK_SPACE_GENERIC) {
         const void *p = (const void *)addr;
         if (__isShared(p)) {
             space = GR_HOOK_SPACE_SHARED;
+            block_private = 1u;
             addr = (u64)__cvta_generic_to_shared(p);
         } else if (__isGlobal(p)) {
             space = GR_HOOK_SPACE_GLOBAL;
@@ -336,6 +340,7 @@ extern "C" __device__ void __gr_hook_access(u64 addr, u32 info, u32 id) {
     fa.cta = cta;
     fa.vol = vol;
     fa.bar_lag = ts.x - ts.w; /* epochs since it last waited: bar.arrive moves bar alone */
+    fa.block_private = block_private;
     if (!(ts.z >> 24)) t->touched = 1;
 
     for (u32 g = 0; g < ngran; g++) {
