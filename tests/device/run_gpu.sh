@@ -6,7 +6,11 @@
 # Environment: RACECHECK_SCALE (data divisor under racecheck, default 16),
 #              RACECHECK_TIMEOUT (seconds per kernel, default 10; 0 skips racecheck),
 #              ABLATION (1: also bench with the read-only filter off, with the barrier-
-#              interval filter off, and with GPURACE_GPU_CAS_FIRST=0 and =2; default 1),
+#              interval filter off, with GPURACE_GPU_CAS_FIRST=0 and =2, and with
+#              GPURACE_GPU_SIMPLE_SYNC=0; default 1),
+#              PREV (a build directory of an earlier version: its bench_gpu runs first, as
+#              the baseline of this call; default none),
+#              BREAKDOWN (1: also bench_gpu --breakdown; default 1),
 #              PROFILE (kernel names: each instrumented kernel once under Nsight Compute's ncu,
 #              when the machine has it; default none),
 #              CHECK_HOOKS (1: also run gpu_check with every hook a call, GPURACE_GPU_INLINE=0;
@@ -32,6 +36,10 @@ if [ "${CHECK_HOOKS:-0}" = 1 ]; then
     GPURACE_GPU_INLINE=0 timeout 180 "$BUILD/bench/gpu/gpu_check" 2>&1 | tee "$OUT/check_hooks"
 fi
 
+if [ -n "${PREV:-}" ]; then
+    echo "== bench_gpu of the baseline build ($PREV)"
+    timeout 240 "$PREV/bench/gpu/bench_gpu" --no-ab 2>&1 | tee "$OUT/bench_prev"
+fi
 echo "== bench_gpu: uninstrumented vs instrumented"
 timeout 240 "$BENCH" 2>&1 | tee "$OUT/bench"
 if [ "$ABLATION" = 1 ]; then
@@ -43,6 +51,12 @@ if [ "$ABLATION" = 1 ]; then
         echo "== bench_gpu, GPURACE_GPU_CAS_FIRST=$c (global accesses that CAS the empty word first)"
         GPURACE_GPU_CAS_FIRST=$c timeout 240 "$BENCH" --no-ab 2>&1 | tee "$OUT/bench_cas$c"
     done
+    echo "== bench_gpu, GPURACE_GPU_SIMPLE_SYNC=0 (barrier hook calls, block word read per access)"
+    GPURACE_GPU_SIMPLE_SYNC=0 timeout 240 "$BENCH" --no-ab 2>&1 | tee "$OUT/bench_simple0"
+fi
+if [ "${BREAKDOWN:-1}" = 1 ]; then
+    echo "== bench_gpu --breakdown (what each part of the instrumentation costs)"
+    timeout 300 "$BENCH" --breakdown 2>&1 | tee "$OUT/breakdown"
 fi
 
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
@@ -80,11 +94,13 @@ echo
 echo "== summary"
 grep -E "agree|recovery|executions/s" "$OUT/check"
 [ -f "$OUT/check_hooks" ] && grep -E "agree" "$OUT/check_hooks" | sed 's/^/inline off: /'
+[ -f "$OUT/bench_prev" ] && grep -E "geomean" "$OUT/bench_prev" | sed 's/^/baseline build: /'
 grep -E "^(bench_gpu|kernel|device)|x |geomean" "$OUT/bench"
 [ -f "$OUT/bench_all" ] && grep -E "geomean" "$OUT/bench_all" | sed 's/^/read-only filter off: /'
 [ -f "$OUT/bench_intervals" ] && grep -E "geomean" "$OUT/bench_intervals" | sed 's/^/interval filter off: /'
 for c in 0 2; do
     [ -f "$OUT/bench_cas$c" ] && grep -E "geomean" "$OUT/bench_cas$c" | sed "s/^/CAS first=$c: /"
 done
+[ -f "$OUT/bench_simple0" ] && grep -E "geomean" "$OUT/bench_simple0" | sed 's/^/simple sync off: /'
 [ "$RC_TIMEOUT" != 0 ] && cat "$OUT/rc"
 exit 0
