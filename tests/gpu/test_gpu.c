@@ -599,8 +599,8 @@ Test(gpu_simple_sync, warp_syncs_arrivals_fences_and_acquires_keep_the_hooks) {
         "  s[threadIdx.x] = in[threadIdx.x]; asm volatile(\"bar.arrive 1, 64;\");\n",
         "  s[threadIdx.x] = in[threadIdx.x]; asm volatile(\"bar.sync 1, 64;\");\n",
         "  if (in[0]) __threadfence(); out[threadIdx.x] = s[threadIdx.x];\n",
-        "  int v; asm volatile(\"ld.acquire.gpu.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(in));\n"
-        "  out[threadIdx.x] = v; __syncthreads();\n",
+        ("  int v; asm volatile(\"ld.acquire.gpu.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(in));\n"
+         "  out[threadIdx.x] = v; __syncthreads();\n"),
         "  out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, in[threadIdx.x], 1);\n",
     };
     for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
