@@ -171,27 +171,39 @@ static bool parse_number(const char *s, uint32_t *v) {
     return true;
 }
 
-bool gr_gpu_parse_access_call(const char *line, size_t len, gr_gpu_access_call *c) {
+/* `[@GUARD] call[.uni] NAME, (`: the guard into guard[n] (without '@', "" when none) and
+ * *args at the first argument; false for any other line. */
+static bool parse_call_head(const char *line, size_t len, const char *name, char *guard,
+                            size_t n, const char **args) {
     const char *end = line + len, *s = skip_ws(line, end);
-    memset(c, 0, sizeof *c);
+    guard[0] = '\0';
     if (s < end && *s == '@') {
         const char *g = ++s;
         while (s < end && *s != ' ' && *s != '\t') s++;
-        if ((size_t)(s - g) >= sizeof c->guard || s == g) return false;
-        memcpy(c->guard, g, (size_t)(s - g));
+        if ((size_t)(s - g) >= n || s == g) return false;
+        memcpy(guard, g, (size_t)(s - g));
+        guard[s - g] = '\0';
         s = skip_ws(s, end);
     }
     if ((size_t)(end - s) < 4 || strncmp(s, "call", 4) != 0) return false;
     s += 4;
     if ((size_t)(end - s) >= 4 && strncmp(s, ".uni", 4) == 0) s += 4;
     s = skip_ws(s, end);
-    size_t nl = strlen(GR_HOOK_ACCESS_NAME);
-    if ((size_t)(end - s) < nl || strncmp(s, GR_HOOK_ACCESS_NAME, nl) != 0) return false;
+    size_t nl = strlen(name);
+    if ((size_t)(end - s) < nl || strncmp(s, name, nl) != 0) return false;
     s = skip_ws(s + nl, end);
     if (s >= end || *s != ',') return false;
     s = skip_ws(s + 1, end);
     if (s >= end || *s != '(') return false;
-    s++;
+    *args = s + 1;
+    return true;
+}
+
+bool gr_gpu_parse_access_call(const char *line, size_t len, gr_gpu_access_call *c) {
+    const char *end = line + len, *s;
+    memset(c, 0, sizeof *c);
+    if (!parse_call_head(line, len, GR_HOOK_ACCESS_NAME, c->guard, sizeof c->guard, &s))
+        return false;
     char info[64], id[64];
     if (!take_arg(&s, end, c->addr, sizeof c->addr) || !take_arg(&s, end, info, sizeof info) ||
         !take_arg(&s, end, id, sizeof id))
@@ -671,26 +683,10 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
 /* ---- sync hooks ------------------------------------------------------------------------------ */
 
 bool gr_gpu_parse_sync_call(const char *line, size_t len, gr_gpu_sync_call *c) {
-    const char *end = line + len, *s = skip_ws(line, end);
+    const char *end = line + len, *s;
     memset(c, 0, sizeof *c);
-    if (s < end && *s == '@') {
-        const char *g = ++s;
-        while (s < end && *s != ' ' && *s != '\t') s++;
-        if ((size_t)(s - g) >= sizeof c->guard || s == g) return false;
-        memcpy(c->guard, g, (size_t)(s - g));
-        s = skip_ws(s, end);
-    }
-    if ((size_t)(end - s) < 4 || strncmp(s, "call", 4) != 0) return false;
-    s += 4;
-    if ((size_t)(end - s) >= 4 && strncmp(s, ".uni", 4) == 0) s += 4;
-    s = skip_ws(s, end);
-    size_t nl = strlen(GR_HOOK_SYNC_NAME);
-    if ((size_t)(end - s) < nl || strncmp(s, GR_HOOK_SYNC_NAME, nl) != 0) return false;
-    s = skip_ws(s + nl, end);
-    if (s >= end || *s != ',') return false;
-    s = skip_ws(s + 1, end);
-    if (s >= end || *s != '(') return false;
-    s++;
+    if (!parse_call_head(line, len, GR_HOOK_SYNC_NAME, c->guard, sizeof c->guard, &s))
+        return false;
     char info[64], id[64], arg[64];
     if (!take_arg(&s, end, info, sizeof info) || !take_arg(&s, end, id, sizeof id) ||
         !take_arg(&s, end, arg, sizeof arg) || !take_arg(&s, end, arg, sizeof arg))
