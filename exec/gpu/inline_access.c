@@ -74,7 +74,9 @@ bool gr_gpu_inline_supported(void) {
            low_bit(GR_RT_WARP_IRREGULAR) >= 32 && GR_FSM_WHO_BLOCK * 3 + 2 < 32 &&
            sizeof(gr_rt_thread) == 16 && offsetof(gr_rt_thread, bar) == 0 &&
            offsetof(gr_rt_thread, wep) == 4 && offsetof(gr_rt_thread, touched) >= 8 &&
-           offsetof(gr_rt_thread, touched) < 12;
+           offsetof(gr_rt_thread, touched) < 12 && offsetof(gr_rt_thread, fence_level) >= 8 &&
+           offsetof(gr_rt_thread, fence_level) < 12 && offsetof(gr_rt_thread, strong_read) >= 8 &&
+           offsetof(gr_rt_thread, strong_read) < 12 && GR_FSM_WHO_GRID * 3 + 2 < 32;
 }
 
 void gr_gpu_inline_declare(gr_strbuf *out) {
@@ -212,17 +214,31 @@ bool gr_gpu_parse_access_call(const char *line, size_t len, gr_gpu_access_call *
     return parse_number(info, &c->info) && parse_number(id, &c->id);
 }
 
-/* Plain accesses only: strong ones have release/acquire effects the hook applies. */
+/* A relaxed read-modify-write or reduction wider than one block (atom/red without .sem or
+ * with .relaxed, scope gpu or sys, 4 bytes): its only effects besides the word are the
+ * thread's strong_read flag and, after a fence, a release (then the site calls the hook). */
+static bool device_atomic(uint32_t info) {
+    uint32_t scope = GR_HOOK_ACCESS_SCOPE(info);
+    return (info & GR_HOOK_ACCESS_ATOMIC) && (info & GR_HOOK_ACCESS_WRITE) &&
+           GR_HOOK_ACCESS_SEM(info) == GR_HOOK_SEM_RELAXED &&
+           (scope == GR_HOOK_SCOPE_GPU || scope == GR_HOOK_SCOPE_SYS) &&
+           GR_HOOK_ACCESS_SIZE(info) == 4;
+}
+
+/* Plain accesses and device-scope relaxed atomics: the others have release/acquire effects
+ * the hook applies. */
 static bool eligible(uint32_t info) {
     uint32_t size = GR_HOOK_ACCESS_SIZE(info), space = GR_HOOK_ACCESS_SPACE(info);
     if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16) return false;
-    if (info & (GR_HOOK_ACCESS_ATOMIC | GR_HOOK_ACCESS_ASYNC)) return false;
+    if (info & GR_HOOK_ACCESS_ASYNC) return false;
     /* in a header function: the hook reports it at the user's call (rt_user_call) */
     if (info & GR_HOOK_IN_LIBRARY) return false;
+    if (!(space == GR_HOOK_SPACE_GLOBAL || space == GR_HOOK_SPACE_SHARED ||
+          space == GR_HOOK_SPACE_GENERIC))
+        return false;
+    if (info & GR_HOOK_ACCESS_ATOMIC) return device_atomic(info);
     if (GR_HOOK_ACCESS_SEM(info) != GR_HOOK_SEM_WEAK) return false;
-    if (!(info & GR_HOOK_ACCESS_READ) == !(info & GR_HOOK_ACCESS_WRITE)) return false;
-    return space == GR_HOOK_SPACE_GLOBAL || space == GR_HOOK_SPACE_SHARED ||
-           space == GR_HOOK_SPACE_GENERIC;
+    return !(info & GR_HOOK_ACCESS_READ) != !(info & GR_HOOK_ACCESS_WRITE);
 }
 
 /* The union gr_fsm_merge() builds for a plain read joining the old word's members (also the
@@ -493,6 +509,183 @@ static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const ch
                       site, sp, sa, site, INLINE_CAS_TRIES, site, hook, site, site);
 }
 
+/* The union gr_fsm_merge() builds for a device-scope atomic joining members that are all
+ * device-scope atomics (plain tri-state NONE, no block-scope member; checked before): rep,
+ * wep and instruction from the access, bytes and vol or-ed, uniform kept over the same bytes,
+ * the write tri-state ALL while every member wrote, else SOME; the low half is `lo` (rep and
+ * bar) with the state %gr_iu15. Old word in %gr_iu6 / %gr_iu7, single's high half in
+ * %gr_iu5; result in %gr_id7; scratch %gr_iu11..13, %gr_iq2. */
+static void emit_atomic_union(gr_strbuf *out, const char *lo) {
+    uint32_t wtri_some = HI((uint64_t)GR_FSM_TRI_SOME << low_bit(GR_FSM_M_WTRI));
+    gr_strbuf_appendf(out,
+                      "\tand.b32 %%gr_iu12, %%gr_iu5, %" PRIu32 ";\n"
+                      "\tor.b32 %%gr_iu13, %%gr_iu7, %%gr_iu5;\n"
+                      "\tand.b32 %%gr_iu13, %%gr_iu13, %" PRIu32 ";\n"
+                      "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
+                      "\txor.b32 %%gr_iu11, %%gr_iu7, %%gr_iu5;\n"
+                      "\tand.b32 %%gr_iu13, %%gr_iu11, %" PRIu32 ";\n"
+                      "\tsetp.ne.u32 %%gr_iq2, %%gr_iu13, 0;\n"
+                      "\tand.b32 %%gr_iu13, %%gr_iu5, %" PRIu32 ";\n"
+                      "\tselp.b32 %%gr_iu13, %" PRIu32 ", %%gr_iu13, %%gr_iq2;\n"
+                      "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
+                      "\tand.b32 %%gr_iu13, %%gr_iu11, %" PRIu32 ";\n"
+                      "\tsetp.eq.u32 %%gr_iq2, %%gr_iu13, 0;\n"
+                      "\tand.b32 %%gr_iu13, %%gr_iu7, %" PRIu32 ";\n"
+                      "\tselp.b32 %%gr_iu13, %%gr_iu13, 0, %%gr_iq2;\n"
+                      "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
+                      "\tand.b32 %%gr_iu13, %s, %" PRIu32 ";\n"
+                      "\tor.b32 %%gr_iu13, %%gr_iu13, %%gr_iu15;\n"
+                      "\tmov.b64 %%gr_id7, {%%gr_iu13, %%gr_iu12};\n",
+                      HI(GR_FSM_M_WEP | GR_FSM_M_INSTR), HI(GR_FSM_M_BYTES | GR_FSM_M_VOL),
+                      HI(GR_FSM_M_WTRI), HI(GR_FSM_M_WTRI), wtri_some, HI(GR_FSM_M_BYTES),
+                      HI(GR_FSM_M_UNIFORM), lo, ~STATE_MASK);
+}
+
+/* The EXACT states (ONE, WARP, BLOCK) as a bit set indexed by state. */
+#define EXACT_STATES                                                                          \
+    ((1u << (GR_FSM_WHO_ONE * 3 + GR_FSM_EXACT)) | (1u << (GR_FSM_WHO_WARP * 3 + GR_FSM_EXACT)) | \
+     (1u << (GR_FSM_WHO_BLOCK * 3 + GR_FSM_EXACT)))
+
+/* One granule of a device-scope relaxed atomic (device_atomic). When every member is such
+ * an atomic too (plain tri-state NONE, no block-scope member), nothing can be reported
+ * (gr_fsm_update_slow: "all are device-scope atomics like the access") and the rules only
+ * decide the new word:
+ *   - this thread's word, or members a barrier orders before the access (regular block): the
+ *     access alone, as gr_fsm_quick() (the atomic covers them);
+ *   - members of this block at the access's barrier and warp epochs: they and the access, a
+ *     warp summary (one warp, warp regular) or a block summary; EXACT stays EXACT, else LOOSE;
+ *   - members of another block, or a grid summary: a grid summary with loose epochs, at the
+ *     access's barrier epoch unless the latest member ran ahead;
+ * a summary the access already belongs to (equal but for the latest member and instruction)
+ * is nothing to do; the rest goes to the hook. Histogram bins take the atomic path. */
+static void emit_atomic_granule(gr_strbuf *out, uint32_t site, const char *sp, const char *sa,
+                                bool simple_sync) {
+    char hook[32], join[32], grid[32], state[32];
+    snprintf(hook, sizeof hook, "$gr_i%" PRIu32 "_s", site);
+    snprintf(join, sizeof join, "$gr_i%" PRIu32 "_j", site);
+    snprintf(grid, sizeof grid, "$gr_i%" PRIu32 "_g", site);
+    snprintf(state, sizeof state, "$gr_i%" PRIu32 "_x", site);
+    gr_strbuf_appendf(
+        out,
+        "\tmov.u32 %%gr_iu14, 0;\n"
+        "$gr_i%" PRIu32 "_r:\n"
+        "\t.pragma \"nounroll\";\n"
+        "\txor.b64 %%gr_id6, %%gr_id4, %%gr_id5;\n"
+        "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"
+        "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
+        "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
+        "\tmov.b64 %%gr_id7, %%gr_id5;\n"
+        "\tsetp.eq.u64 %%gr_iq0, %%gr_id4, 0;\n"
+        "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_c;\n"
+        "\tmov.b64 {%%gr_iu6, %%gr_iu7}, %%gr_id4;\n"
+        /* every member a device-scope atomic */
+        "\tand.b32 %%gr_iu13, %%gr_iu7, %" PRIu32 ";\n"
+        "\tsetp.ne.u32 %%gr_iq0, %%gr_iu13, 0;\n"
+        "\t@%%gr_iq0 bra %s;\n"
+        /* who ONE..GRID (not poison, not an odd empty state) */
+        "\tand.b32 %%gr_iu15, %%gr_iu6, %" PRIu32 ";\n"
+        "\tsub.u32 %%gr_iu8, %%gr_iu15, %" PRIu32 ";\n"
+        "\tsetp.gt.u32 %%gr_iq0, %%gr_iu8, %u;\n"
+        "\t@%%gr_iq0 bra %s;\n"
+        "\tsetp.ge.u32 %%gr_iq0, %%gr_iu8, %u;\n"
+        "\t@%%gr_iq0 bra %s;\n"
+        /* this thread's word (ONE, same rep): the access alone */
+        "\tsetp.lt.u32 %%gr_iq4, %%gr_iu8, 3;\n"
+        "\txor.b32 %%gr_iu9, %%gr_iu6, %%gr_irep;\n"
+        "\tand.b32 %%gr_iu9, %%gr_iu9, %" PRIu32 ";\n"
+        "\tsetp.eq.and.u32 %%gr_iq3, %%gr_iu9, 0, %%gr_iq4;\n"
+        "\t@%%gr_iq3 bra $gr_i%" PRIu32 "_c;\n",
+        site, (uint64_t)GR_FSM_ALL_BUT_INSTR, site, site,
+        HI(GR_FSM_M_PTRI | GR_FSM_M_CTA), hook, STATE_MASK, STATE_WHO_LO,
+        (unsigned)(GR_FSM_WHO_GRID * 3 + 2) - STATE_WHO_LO, hook,
+        (unsigned)(3 * (GR_FSM_WHO_GRID - GR_FSM_WHO_ONE)), grid, (uint32_t)GR_FSM_M_REP, site);
+    /* members of another block: the grid path */
+    emit_rep_in_block(out, grid);
+    emit_block_word(out, simple_sync);
+    emit_back(out);
+    gr_strbuf_appendf(out,
+                      "\tsub.u32 %%gr_iu13, %%gr_iu11, 1;\n"
+                      "\tsetp.le.u32 %%gr_iq0, %%gr_iu13, %u;\n"
+                      "\t@!%%gr_iq0 bra %s;\n",
+                      QUICK_BACK_MAX - 1u, join);
+    /* a barrier of a regular block orders every member before the access, which covers them */
+    emit_block_check(out, BLOCK_NOT_REGULAR, hook);
+    gr_strbuf_appendf(out,
+                      "\tbra $gr_i%" PRIu32 "_c;\n"
+                      "%s:\n"
+                      "\tsetp.ne.u32 %%gr_iq0, %%gr_iu11, 0;\n"
+                      "\t@%%gr_iq0 bra %s;\n",
+                      site, join, hook);
+    emit_block_check(out, BLOCK_EPOCHS_NOT_COMPARABLE, hook);
+    gr_strbuf_appendf(out,
+                      /* the same warp-sync epoch byte: not ordered by a warp sync either */
+                      "\txor.b32 %%gr_iu11, %%gr_iu7, %%gr_iu5;\n"
+                      "\tand.b32 %%gr_iu11, %%gr_iu11, %" PRIu32 ";\n"
+                      "\tsetp.ne.u32 %%gr_iq0, %%gr_iu11, 0;\n"
+                      "\t@%%gr_iq0 bra %s;\n"
+                      /* a block summary stays one; one member or a warp summary of this warp
+                       * becomes a warp summary, of another warp a block summary */
+                      "\tmov.u32 %%gr_iu12, %u;\n"
+                      "\tsetp.ge.u32 %%gr_iq0, %%gr_iu8, %u;\n"
+                      "\t@%%gr_iq0 bra %s;\n"
+                      "\txor.b32 %%gr_iu11, %%gr_iu9, %%gr_itid;\n"
+                      "\tsetp.ge.u32 %%gr_iq0, %%gr_iu11, %u;\n"
+                      "\t@%%gr_iq0 bra %s;\n",
+                      HI(GR_FSM_M_WEP), hook, (unsigned)(GR_FSM_WHO_BLOCK * 3),
+                      (unsigned)(3 * (GR_FSM_WHO_BLOCK - GR_FSM_WHO_ONE)), state, WARP_SIZE, state);
+    emit_warp_regular_checks(out, hook, simple_sync);
+    gr_strbuf_appendf(out,
+                      "\tmov.u32 %%gr_iu12, %u;\n"
+                      /* EXACT stays EXACT; OLDW (a write joins) and LOOSE become LOOSE */
+                      "%s:\n"
+                      "\tmov.u32 %%gr_iu11, %" PRIu32 ";\n"
+                      "\tshr.b32 %%gr_iu11, %%gr_iu11, %%gr_iu15;\n"
+                      "\tand.b32 %%gr_iu11, %%gr_iu11, 1;\n"
+                      "\tsetp.eq.u32 %%gr_iq0, %%gr_iu11, 0;\n"
+                      "\t@%%gr_iq0 add.u32 %%gr_iu12, %%gr_iu12, %u;\n"
+                      "\tmov.u32 %%gr_iu15, %%gr_iu12;\n",
+                      (unsigned)(GR_FSM_WHO_WARP * 3), state, EXACT_STATES,
+                      (unsigned)(GR_FSM_LOOSE - GR_FSM_EXACT));
+    emit_atomic_union(out, "%gr_iu10");
+    gr_strbuf_appendf(out,
+                      "\txor.b64 %%gr_id6, %%gr_id7, %%gr_id4;\n"
+                      "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"
+                      "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
+                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
+                      "\tbra $gr_i%" PRIu32 "_c;\n"
+                      /* not ordered: a grid summary, loose; its barrier epoch the access's
+                       * unless the latest member ran ahead (240..255 back) */
+                      "%s:\n",
+                      SUMMARY_SAME, site, site, grid);
+    emit_back(out);
+    gr_strbuf_appendf(out,
+                      "\tsetp.ge.u32 %%gr_iq2, %%gr_iu11, %u;\n"
+                      "\tand.b32 %%gr_iu8, %%gr_iu10, %" PRIu32 ";\n"
+                      "\tand.b32 %%gr_iu12, %%gr_iu6, %" PRIu32 ";\n"
+                      "\tand.b32 %%gr_iu13, %%gr_iu10, %" PRIu32 ";\n"
+                      "\tselp.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13, %%gr_iq2;\n"
+                      "\tor.b32 %%gr_iu8, %%gr_iu8, %%gr_iu12;\n"
+                      "\tmov.u32 %%gr_iu15, %u;\n",
+                      QUICK_BACK_MAX + 1u, (uint32_t)~GR_FSM_M_BAR, (uint32_t)GR_FSM_M_BAR,
+                      (uint32_t)GR_FSM_M_BAR, (unsigned)(GR_FSM_WHO_GRID * 3 + GR_FSM_LOOSE));
+    emit_atomic_union(out, "%gr_iu8");
+    gr_strbuf_appendf(out,
+                      "\txor.b64 %%gr_id6, %%gr_id7, %%gr_id4;\n"
+                      "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"
+                      "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
+                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
+                      "$gr_i%" PRIu32 "_c:\n"
+                      "\tatom.%s.cas.b64 %%gr_id6, [%s], %%gr_id4, %%gr_id7;\n"
+                      "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, %%gr_id4;\n"
+                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
+                      "\tmov.b64 %%gr_id4, %%gr_id6;\n"
+                      "\tadd.u32 %%gr_iu14, %%gr_iu14, 1;\n"
+                      "\tsetp.lt.u32 %%gr_iq0, %%gr_iu14, %u;\n"
+                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_r;\n"
+                      "\tbra %s;\n",
+                      SUMMARY_SAME, site, site, sp, sa, site, INLINE_CAS_TRIES, site, hook);
+}
+
 /* Several granules (8 or 16 bytes, each whole): nothing to do when every word is the single
  * word (this thread's same access), or, for a read, when every word is one warp or block
  * summary (equal but for the latest member and instruction) that the read already belongs
@@ -581,14 +774,15 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
     if (!gr_gpu_parse_access_call(line, len, &c) || !eligible(c.info)) return false;
     uint32_t size = GR_HOOK_ACCESS_SIZE(c.info), space = GR_HOOK_ACCESS_SPACE(c.info);
     bool write = (c.info & GR_HOOK_ACCESS_WRITE) != 0, shared = space == GR_HOOK_SPACE_SHARED;
+    bool atomic = (c.info & GR_HOOK_ACCESS_ATOMIC) != 0;
     uint32_t ngran = size <= 4 ? 1 : size / 4;
     const char *sp = shared ? "shared" : "global", *sa = shared ? "%gr_iu1" : "%gr_id3";
     /* The word this access alone leaves (gr_fsm_single), but for rep and bar (the thread's,
      * in %gr_irep and the record), wep (the record) and, below 4 bytes, which bytes. */
     uint32_t bytes = size >= 4 ? 0xfu : 0u;
     uint64_t single = gr_fsm_pack(GR_FSM_WHO_ONE, GR_FSM_EXACT, 0, 0, 0, bytes, 1u,
-                                  write ? GR_FSM_TRI_ALL : GR_FSM_TRI_NONE, GR_FSM_TRI_ALL, 0, 0,
-                                  c.id);
+                                  write ? GR_FSM_TRI_ALL : GR_FSM_TRI_NONE,
+                                  atomic ? GR_FSM_TRI_NONE : GR_FSM_TRI_ALL, 0, 0, c.id);
     unsigned bytes_hi = low_bit(GR_FSM_M_BYTES) - 32;
     unsigned touched_shift = 8u * ((unsigned)offsetof(gr_rt_thread, touched) - 8u);
 
@@ -633,7 +827,7 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
     /* A global write of one granule mostly finds its word empty (a first write of the launch,
      * the hook's first case): it tries the CAS from empty at once, one memory round trip, and
      * decides on the word it gets back only when that fails. */
-    bool cas_empty_first = !shared && ngran == 1 &&
+    bool cas_empty_first = !shared && ngran == 1 && !atomic &&
                            (cas_first == GR_GPU_CAS_FIRST_ALL ||
                             (cas_first == GR_GPU_CAS_FIRST_WRITES && write));
     /* The thread's record (bar, wep, flags) and the shadow word; touched as the hook sets it.
@@ -648,6 +842,22 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
                       (uint32_t)1u << touched_shift,
                       (unsigned)offsetof(gr_rt_thread, touched),
                       (uint32_t)(GR_FSM_M_WEP >> low_bit(GR_FSM_M_WEP)), HI(single));
+    if (atomic) {
+        /* the hook's rt_strong_effects: after a fence the atomic releases (the hook does it);
+         * otherwise it only notes a strong read, which a later fence would turn into an
+         * acquire */
+        unsigned fence_shift = 8u * ((unsigned)offsetof(gr_rt_thread, fence_level) - 8u);
+        unsigned strong_shift = 8u * ((unsigned)offsetof(gr_rt_thread, strong_read) - 8u);
+        gr_strbuf_appendf(out,
+                          "\tand.b32 %%gr_iu13, %%gr_iu4, %" PRIu32 ";\n"
+                          "\tsetp.ne.u32 %%gr_iq0, %%gr_iu13, 0;\n"
+                          "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n"
+                          "\tand.b32 %%gr_iu13, %%gr_iu4, %" PRIu32 ";\n"
+                          "\tsetp.eq.u32 %%gr_iq0, %%gr_iu13, 0;\n"
+                          "\t@%%gr_iq0 st.global.u8 [%%gr_itp+%u], %%gr_ih;\n",
+                          (uint32_t)0xffu << fence_shift, site, (uint32_t)0xffu << strong_shift,
+                          (unsigned)offsetof(gr_rt_thread, strong_read));
+    }
     if (size < 4)
         gr_strbuf_appendf(out,
                           "\tcvt.u32.u64 %%gr_iu6, %s;\n"
@@ -669,7 +879,8 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
                           "\tsetp.eq.u64 %%gr_iq0, %%gr_id4, 0;\n"
                           "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n",
                           site);
-    if (ngran > 1) emit_granules(out, site, ngran, write, sp, sa, mod->simple_sync);
+    if (atomic) emit_atomic_granule(out, site, sp, sa, mod->simple_sync);
+    else if (ngran > 1) emit_granules(out, site, ngran, write, sp, sa, mod->simple_sync);
     else emit_one_granule(out, site, write, sp, sa, mod->simple_sync);
     /* The slow path: the hook, unchanged but for .uni (the lanes may have diverged here). */
     gr_strbuf_appendf(out,

@@ -428,7 +428,9 @@ static const char *mixed_kernel =
     "  s[threadIdx.x] = g[threadIdx.x];\n"          /* plain global load, plain shared store */
     "  __syncthreads();\n"
     "  g[threadIdx.x] = s[255 - threadIdx.x] + v[0];\n" /* plain shared load, volatile load, store */
-    "  atomicAdd(counter, 1);\n"                    /* atomic: always the hook */
+    "  atomicAdd(counter, 1);\n"                    /* relaxed device-scope atomic: inline */
+    "  atomicAdd_block(counter + 1, 1);\n"          /* block scope: always the hook */
+    "  atomicExch(counter + 2, 1);\n"               /* relaxed device-scope exchange: inline */
     "}\n";
 
 static size_t count_of(const char *text, const char *needle) {
@@ -466,16 +468,19 @@ Test(gpu_inline, plain_accesses_inline_strong_ones_call_the_hook) {
     gr_gpu_prep_stats st;
     gr_error err = GR_ERROR_INIT;
     cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, &st, &err), "%s", err.message);
-    cr_expect_eq(st.accesses, 6u, "two global loads, volatile load, shared store/load, atomic");
-    cr_expect_eq(st.inline_sites, 4u, "plain global load/store and shared store/load inline");
-    cr_expect_eq(count_of(ptx, "// inline check of access"), 4u);
+    cr_expect_eq(st.accesses, 8u, "two global loads, volatile load, shared store/load, atomics");
+    cr_expect_eq(st.inline_sites, 6u,
+                 "plain global load/store, shared store/load, device-scope atomics inline");
+    cr_expect_eq(count_of(ptx, "// inline check of access"), 6u);
     cr_expect(strstr(ptx, "atom.shared.cas.b64") != NULL, "the shared path CASes the shadow");
     cr_expect(strstr(ptx, "atom.global.cas.b64") != NULL, "the global path CASes the shadow");
     cr_expect(strstr(ptx, "[" "__gr_rt+") != NULL, "launch parameters read from __gr_rt");
-    /* The volatile load and the atomic keep their unconditional call.uni; the inline sites
-     * call the hook (without .uni) on their slow path only. */
+    /* The volatile load and the block-scope atomic keep their unconditional call.uni; the
+     * inline sites call the hook (without .uni) on their slow path only. */
     cr_expect_eq(count_of(ptx, "call.uni \t__gr_hook_access"), 2u, "%s", ptx);
-    cr_expect_eq(count_of(ptx, "call __gr_hook_access"), 4u);
+    cr_expect_eq(count_of(ptx, "call __gr_hook_access"), 6u);
+    /* the atomics note the thread's strong read, as rt_strong_effects does */
+    cr_expect_eq(count_of(ptx, "st.global.u8 [%gr_itp+10], %gr_ih;"), 2u);
     assert_links_for_sm_90(m, &o);
     free(ptx);
     /* Off: every hook is a call, as before. */
@@ -906,6 +911,132 @@ Test(gpu_inline, inline_model_matches_fsm) {
     cr_expect_gt(summary_nothing, 10000u, "summaries the read belongs to are nothing to do");
     cr_expect_gt(joins, 10000u, "reads joining a member become summaries inline");
     cr_expect_gt(decided[INLINE_HOOK], 20000u);
+}
+
+/* The union of a device-scope atomic with members that are all such atomics
+ * (emit_atomic_union): low half `lo` with state `nstate`. */
+static uint64_t model_atomic_union(uint64_t old, uint64_t single, uint32_t lo, uint32_t nstate) {
+    uint32_t hi = (uint32_t)(old >> 32), s_hi = (uint32_t)(single >> 32), x = hi ^ s_hi;
+    uint32_t n = s_hi & HI32(GR_FSM_M_WEP | GR_FSM_M_INSTR);
+    n |= (hi | s_hi) & HI32(GR_FSM_M_BYTES | GR_FSM_M_VOL);
+    n |= (x & HI32(GR_FSM_M_WTRI)) ? HI32((uint64_t)GR_FSM_TRI_SOME << 45) : s_hi & HI32(GR_FSM_M_WTRI);
+    if ((x & HI32(GR_FSM_M_BYTES)) == 0) n |= hi & HI32(GR_FSM_M_UNIFORM);
+    return (uint64_t)n << 32 | ((lo & ~15u) | nstate);
+}
+
+/* One granule of a device-scope relaxed atomic (emit_atomic_granule), one decision. */
+static int inline_model_atomic(uint64_t old, const gr_fsm_access *a, const inline_env *e,
+                               uint64_t *nw) {
+    uint64_t single = gr_fsm_single(a);
+    uint32_t lo = (uint32_t)old, hi = (uint32_t)(old >> 32), s_lo = (uint32_t)single;
+    uint32_t rep_me = ((a->thread & 0xfffffu) << 4) | 3u, base = a->thread / e->tpb * e->tpb;
+    uint32_t tid = a->thread - base;
+    *nw = single;
+    if (((old ^ single) & GR_FSM_ALL_BUT_INSTR) == 0) return INLINE_NOTHING;
+    if (old == 0) return INLINE_CAS;
+    if (hi & HI32(GR_FSM_M_PTRI | GR_FSM_M_CTA)) return INLINE_HOOK;
+    uint32_t st = lo & 15u, st3 = st - 3u;
+    if (st3 > 11u) return INLINE_HOOK;
+    uint32_t back = (a->bar - (lo >> 24)) & 255u;
+    uint32_t u = ((lo >> 4) & 0xfffffu) - base;
+    if (st3 < 9u) {
+        if (st3 < 3u && ((lo ^ rep_me) & 0xfffff0u) == 0) return INLINE_CAS;
+        if (u < e->tpb) {
+            if (back - 1u <= 238u) {
+                if (e->block_word & (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED | GR_RT_BLOCK_SPLIT))
+                    return INLINE_HOOK;
+                return INLINE_CAS;
+            }
+            if (back != 0 || (e->block_word & (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_SPLIT)) ||
+                ((hi ^ (uint32_t)(single >> 32)) & HI32(GR_FSM_M_WEP)))
+                return INLINE_HOOK;
+            uint32_t who = GR_FSM_WHO_BLOCK;
+            if (st3 < 6u && (u ^ tid) < 32u) {
+                if (model_warp_fails(a, e)) return INLINE_HOOK;
+                who = GR_FSM_WHO_WARP;
+            }
+            bool exact = st == 3u || st == 6u || st == 9u;
+            *nw = model_atomic_union(old, single, s_lo, who * 3u + (exact ? GR_FSM_EXACT : GR_FSM_LOOSE));
+            return ((*nw ^ old) & M_SUMMARY_SAME) == 0 ? INLINE_NOTHING : INLINE_CAS;
+        }
+    }
+    uint32_t nlo = back >= 240u ? (s_lo & ~(uint32_t)GR_FSM_M_BAR) | (lo & (uint32_t)GR_FSM_M_BAR) : s_lo;
+    *nw = model_atomic_union(old, single, nlo, GR_FSM_WHO_GRID * 3u + GR_FSM_LOOSE);
+    return ((*nw ^ old) & M_SUMMARY_SAME) == 0 ? INLINE_NOTHING : INLINE_CAS;
+}
+
+/* A device-scope atomic of one granule by a thread near `a` (its warp, its block, another
+ * block), mostly at its epochs. */
+static gr_fsm_access random_atomic_near(uint64_t *rnd, const gr_fsm_access *a, const inline_env *e) {
+    gr_fsm_access b = *a;
+    uint32_t base = a->thread / e->tpb * e->tpb, tid = a->thread - base, pick = rnd_below(rnd, 5);
+    if (pick == 0) b.thread = a->thread;
+    else if (pick == 1) b.thread = base + (tid & ~31u) + rnd_below(rnd, 32);
+    else if (pick == 2) b.thread = base + rnd_below(rnd, e->tpb);
+    else b.thread = rnd_below(rnd, 4u * e->tpb);
+    if (b.thread >= GR_FSM_MAX_THREADS) b.thread = a->thread;
+    static const uint32_t backs[] = {0, 0, 0, 0, 0, 1, 2, 239, 240, 250};
+    b.bar = a->bar - backs[rnd_below(rnd, 10)];
+    b.wep = rnd_below(rnd, 6) ? a->wep : a->wep + rnd_below(rnd, 3) - 1u;
+    b.instr = rnd_below(rnd, 50);
+    b.bytes = rnd_below(rnd, 8) ? 0xfu : 1u << rnd_below(rnd, 4);
+    b.write = 1;
+    b.atomic = rnd_below(rnd, 10) != 0;
+    b.cta = b.atomic && rnd_below(rnd, 10) == 0;
+    b.vol = !b.atomic && rnd_below(rnd, 8) == 0;
+    if (!b.atomic && rnd_below(rnd, 2)) b.write = 0;
+    return b;
+}
+
+/* Relaxed device-scope atomics (histogram bins): wherever the inline path decides, the host
+ * FSM agrees exactly and reports nothing. The words come from the FSM itself: a few accesses
+ * of nearby threads (mostly atomics) from an empty word, or random words. */
+Test(gpu_inline, atomic_model_matches_fsm) {
+    uint64_t rnd = 0x51afd7ed558ccd3bull;
+    uint32_t decided[3] = {0}, summary_nothing = 0, joins = 0, grids = 0;
+    for (int iter = 0; iter < 400000; iter++) {
+        inline_env e = random_env(&rnd);
+        gr_fsm_access a = random_access(&rnd, &e, 4);
+        a.write = 1, a.atomic = 1, a.cta = 0, a.vol = 0, a.bytes = 0xf;
+        gr_fsm_ctx c = ctx_of(&e, &rnd);
+        uint64_t old = 0;
+        if (rnd_below(&rnd, 4) == 0) {
+            old = random_word(&rnd, &a, &e);
+            if (rnd_below(&rnd, 2)) old &= ~(GR_FSM_M_PTRI | GR_FSM_M_CTA);
+        } else {
+            for (uint32_t k = rnd_below(&rnd, 4); k > 0; k--) {
+                gr_fsm_access b = random_atomic_near(&rnd, &a, &e);
+                gr_fsm_result r0;
+                old = gr_fsm_update(old, &b, &c, &r0);
+            }
+        }
+        uint64_t nw = 0;
+        int d = inline_model_atomic(old, &a, &e, &nw);
+        decided[d]++;
+        if (d == INLINE_HOOK) continue;
+        gr_fsm_result r;
+        uint64_t fsm = gr_fsm_update(old, &a, &c, &r);
+        cr_assert_eq(r.action, GR_FSM_ACT_NONE, "old %016llx (thread %u bar %u wep %u)",
+                     (unsigned long long)old, a.thread, a.bar, a.wep);
+        if (d == INLINE_NOTHING) {
+            cr_assert(same_for_hook(old, fsm), "old %016llx: fsm %016llx (thread %u bar %u wep %u)",
+                      (unsigned long long)old, (unsigned long long)fsm, a.thread, a.bar, a.wep);
+            if (((old ^ gr_fsm_single(&a)) & GR_FSM_ALL_BUT_INSTR) != 0) summary_nothing++;
+        } else {
+            cr_assert_eq(fsm, nw, "old %016llx: fsm %016llx, inline %016llx (thread %u bar %u wep %u)",
+                         (unsigned long long)old, (unsigned long long)fsm, (unsigned long long)nw,
+                         a.thread, a.bar, a.wep);
+            if (gr_fsm_who(nw) >= GR_FSM_WHO_WARP) joins++;
+        }
+        if (gr_fsm_who(fsm) == GR_FSM_WHO_GRID) grids++;
+    }
+    fprintf(stderr, "atomic model: %u nothing (%u summaries), %u CAS (%u joins), %u hook, %u grid\n",
+            decided[INLINE_NOTHING], summary_nothing, decided[INLINE_CAS], joins,
+            decided[INLINE_HOOK], grids);
+    cr_expect_gt(summary_nothing, 10000u, "summaries the atomic belongs to are nothing to do");
+    cr_expect_gt(joins, 10000u, "atomics joining members become summaries inline");
+    cr_expect_gt(grids, 5000u, "atomics of other blocks make grid summaries inline");
+    cr_expect_gt(decided[INLINE_HOOK], 10000u);
 }
 
 /* 8- and 16-byte reads: every granule the same summary the read belongs to. */
