@@ -241,13 +241,14 @@ static bool eligible(uint32_t info) {
     return !(info & GR_HOOK_ACCESS_READ) != !(info & GR_HOOK_ACCESS_WRITE);
 }
 
-/* The union gr_fsm_merge() builds for a plain read joining the old word's members (also the
- * OLDW word of a read ordered after written members: the same union, as the old word then has
- * writers): rep, bar, wep and instruction from the access, bytes/cta/vol or-ed, uniform kept
- * over the same bytes, a tri-state that disagrees with the access's becomes SOME, and the
- * state in %gr_iu15. Old word in %gr_iu6 (lo) / %gr_iu7 (hi), single in %gr_iu10 / %gr_iu5;
- * result in %gr_id7; scratch %gr_iu11..13, %gr_iq2. */
-static void emit_read_union(gr_strbuf *out) {
+/* The union gr_fsm_union() builds of the old word's members and the access (gr_fsm_merge()
+ * for a read or device-scope atomic joining them; also the OLDW word of a read ordered after
+ * written members, the same union as the old word then has writers): wep and instruction
+ * from the access, bytes/cta/vol or-ed, uniform kept over the same bytes, a tri-state that
+ * disagrees with the access's becomes SOME; the low half is `lo` (rep and bar) with the state
+ * %gr_iu15. Old word in %gr_iu6 (lo) / %gr_iu7 (hi), single's high half in %gr_iu5; result in
+ * %gr_id7; scratch %gr_iu11..13, %gr_iq2. */
+static void emit_union(gr_strbuf *out, const char *lo) {
     uint32_t keep_single = HI(GR_FSM_M_WEP | GR_FSM_M_INSTR);
     uint32_t merge = HI(GR_FSM_M_BYTES | GR_FSM_M_CTA | GR_FSM_M_VOL);
     uint32_t wtri_some = HI((uint64_t)GR_FSM_TRI_SOME << low_bit(GR_FSM_M_WTRI));
@@ -257,30 +258,29 @@ static void emit_read_union(gr_strbuf *out) {
                       "\tor.b32 %%gr_iu13, %%gr_iu7, %%gr_iu5;\n"
                       "\tand.b32 %%gr_iu13, %%gr_iu13, %" PRIu32 ";\n"
                       "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
-                      "\txor.b32 %%gr_iu11, %%gr_iu7, %%gr_iu5;\n"
-                      /* write tri-state: the read's is NONE, so any writer makes it SOME */
-                      "\tand.b32 %%gr_iu13, %%gr_iu7, %" PRIu32 ";\n"
-                      "\tsetp.ne.u32 %%gr_iq2, %%gr_iu13, 0;\n"
-                      "\tselp.b32 %%gr_iu13, %" PRIu32 ", 0, %%gr_iq2;\n"
-                      "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
-                      /* plain tri-state: agree -> keep, else SOME */
-                      "\tand.b32 %%gr_iu13, %%gr_iu11, %" PRIu32 ";\n"
-                      "\tsetp.ne.u32 %%gr_iq2, %%gr_iu13, 0;\n"
-                      "\tand.b32 %%gr_iu13, %%gr_iu7, %" PRIu32 ";\n"
-                      "\tselp.b32 %%gr_iu13, %" PRIu32 ", %%gr_iu13, %%gr_iq2;\n"
-                      "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
+                      "\txor.b32 %%gr_iu11, %%gr_iu7, %%gr_iu5;\n",
+                      keep_single, merge);
+    /* each tri-state: agree -> keep, else SOME */
+    const uint32_t tri[2][2] = {{HI(GR_FSM_M_WTRI), wtri_some}, {HI(GR_FSM_M_PTRI), ptri_some}};
+    for (int k = 0; k < 2; k++)
+        gr_strbuf_appendf(out,
+                          "\tand.b32 %%gr_iu13, %%gr_iu11, %" PRIu32 ";\n"
+                          "\tsetp.ne.u32 %%gr_iq2, %%gr_iu13, 0;\n"
+                          "\tand.b32 %%gr_iu13, %%gr_iu5, %" PRIu32 ";\n"
+                          "\tselp.b32 %%gr_iu13, %" PRIu32 ", %%gr_iu13, %%gr_iq2;\n"
+                          "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n",
+                          tri[k][0], tri[k][0], tri[k][1]);
+    gr_strbuf_appendf(out,
                       /* uniform: stays when the old word was uniform over the same bytes */
                       "\tand.b32 %%gr_iu13, %%gr_iu11, %" PRIu32 ";\n"
                       "\tsetp.eq.u32 %%gr_iq2, %%gr_iu13, 0;\n"
                       "\tand.b32 %%gr_iu13, %%gr_iu7, %" PRIu32 ";\n"
                       "\tselp.b32 %%gr_iu13, %%gr_iu13, 0, %%gr_iq2;\n"
                       "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
-                      "\tand.b32 %%gr_iu13, %%gr_iu10, %" PRIu32 ";\n"
+                      "\tand.b32 %%gr_iu13, %s, %" PRIu32 ";\n"
                       "\tor.b32 %%gr_iu13, %%gr_iu13, %%gr_iu15;\n"
                       "\tmov.b64 %%gr_id7, {%%gr_iu13, %%gr_iu12};\n",
-                      keep_single, merge, HI(GR_FSM_M_WTRI), wtri_some, HI(GR_FSM_M_PTRI),
-                      HI(GR_FSM_M_PTRI), ptri_some, HI(GR_FSM_M_BYTES), HI(GR_FSM_M_UNIFORM),
-                      ~STATE_MASK);
+                      HI(GR_FSM_M_BYTES), HI(GR_FSM_M_UNIFORM), lo, ~STATE_MASK);
 }
 
 /* Branches to `fail` unless a read at the members' own barrier and warp epochs may join the
@@ -374,14 +374,43 @@ static void emit_back(gr_strbuf *out) {
                       low_bit(GR_FSM_M_BAR), (uint32_t)(GR_FSM_M_BAR >> low_bit(GR_FSM_M_BAR)));
 }
 
+/* Members of another block, or a grid summary, that the access cannot be ordered after and
+ * cannot conflict with: their union with the access, a grid summary with loose epochs at the
+ * access's barrier epoch unless the latest member ran ahead (240..255 back); nothing to do
+ * when that equals the old word but for the latest member and instruction, else CAS. */
+static void emit_grid_join(gr_strbuf *out, uint32_t site) {
+    emit_back(out);
+    gr_strbuf_appendf(out,
+                      "\tsetp.ge.u32 %%gr_iq2, %%gr_iu11, %u;\n"
+                      "\tand.b32 %%gr_iu8, %%gr_iu10, %" PRIu32 ";\n"
+                      "\tand.b32 %%gr_iu12, %%gr_iu6, %" PRIu32 ";\n"
+                      "\tand.b32 %%gr_iu13, %%gr_iu10, %" PRIu32 ";\n"
+                      "\tselp.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13, %%gr_iq2;\n"
+                      "\tor.b32 %%gr_iu8, %%gr_iu8, %%gr_iu12;\n"
+                      "\tmov.u32 %%gr_iu15, %u;\n",
+                      QUICK_BACK_MAX + 1u, (uint32_t)~GR_FSM_M_BAR, (uint32_t)GR_FSM_M_BAR,
+                      (uint32_t)GR_FSM_M_BAR, (unsigned)(GR_FSM_WHO_GRID * 3 + GR_FSM_LOOSE));
+    emit_union(out, "%gr_iu8");
+    gr_strbuf_appendf(out,
+                      "\txor.b64 %%gr_id6, %%gr_id7, %%gr_id4;\n"
+                      "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"
+                      "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
+                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
+                      "\tbra $gr_i%" PRIu32 "_c;\n",
+                      SUMMARY_SAME, site, site);
+}
+
+static void emit_cas(gr_strbuf *out, uint32_t site, const char *sp, const char *sa);
+
 /* One granule: the decision, then at most INLINE_CAS_TRIES CAS attempts, each lost one
  * deciding again on the word that won; the hook for anything else. */
 static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const char *sp,
                              const char *sa, bool simple_sync) {
     bool shared = strcmp(sp, "shared") == 0;
-    char hook[32], join[32], uni[32], same_warp[32];
+    char hook[32], join[32], uni[32], same_warp[32], grid[32];
     snprintf(hook, sizeof hook, "$gr_i%" PRIu32 "_s", site);
     snprintf(join, sizeof join, "$gr_i%" PRIu32 "_j", site);
+    snprintf(grid, sizeof grid, "$gr_i%" PRIu32 "_g", site);
     snprintf(uni, sizeof uni, "$gr_i%" PRIu32 "_u", site);
     snprintf(same_warp, sizeof same_warp, "$gr_i%" PRIu32 "_w", site);
     gr_strbuf_appendf(
@@ -420,8 +449,9 @@ static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const ch
     } else {
         gr_strbuf_appendf(out, "\t@%%gr_iq3 bra $gr_i%" PRIu32 "_c;\n", site);
     }
-    /* the latest member in this block; the block's word */
-    emit_rep_in_block(out, hook);
+    /* the latest member in this block (a read of another block's word: the grid path);
+     * the block's word */
+    emit_rep_in_block(out, write ? hook : grid);
     emit_block_word(out, simple_sync);
     /* its epoch 1..QUICK_BACK_MAX barriers back: ordered after every member (block regular) */
     emit_back(out);
@@ -481,7 +511,7 @@ static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const ch
                           "\t@%%gr_iq4 add.u32 %%gr_iu15, %%gr_iu15, %u;\n"
                           "%s:\n",
                           (unsigned)(3 * (GR_FSM_WHO_WARP - GR_FSM_WHO_ONE)), uni);
-        emit_read_union(out);
+        emit_union(out, "%gr_iu10");
         /* equal but for the latest member and its instruction: nothing to do (only a warp
          * or block summary gets here unchanged: a single member's state always changes) */
         gr_strbuf_appendf(out,
@@ -491,54 +521,43 @@ static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const ch
                           "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n",
                           SUMMARY_SAME, site);
     }
+    emit_cas(out, site, sp, sa);
+    /* empty word: the access alone */
+    gr_strbuf_appendf(out,
+                      "$gr_i%" PRIu32 "_e:\n"
+                      "\tsetp.eq.u64 %%gr_iq0, %%gr_id4, 0;\n"
+                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_c;\n",
+                      site, site);
+    if (!write) {
+        /* a grid summary (states past BLOCK but poison) without writers: the read joins */
+        gr_strbuf_appendf(out,
+                          "\tsub.u32 %%gr_iu13, %%gr_iu8, %u;\n"
+                          "\tsetp.gt.u32 %%gr_iq0, %%gr_iu13, 2;\n"
+                          "\t@%%gr_iq0 bra %s;\n"
+                          "%s:\n"
+                          "\tand.b32 %%gr_iu13, %%gr_iu7, %" PRIu32 ";\n"
+                          "\tsetp.ne.u32 %%gr_iq0, %%gr_iu13, 0;\n"
+                          "\t@%%gr_iq0 bra %s;\n",
+                          (unsigned)(3 * (GR_FSM_WHO_GRID - GR_FSM_WHO_ONE)), hook, grid,
+                          HI(GR_FSM_M_WTRI), hook);
+        emit_grid_join(out, site);
+    }
+}
+
+/* CAS the word (%gr_id4) to %gr_id7 at `$_c`; a lost CAS decides again (from `$_r`) on the
+ * word that won, up to INLINE_CAS_TRIES attempts, then the hook. */
+static void emit_cas(gr_strbuf *out, uint32_t site, const char *sp, const char *sa) {
     gr_strbuf_appendf(out,
                       "$gr_i%" PRIu32 "_c:\n"
                       "\tatom.%s.cas.b64 %%gr_id6, [%s], %%gr_id4, %%gr_id7;\n"
                       "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, %%gr_id4;\n"
                       "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
-                      /* lost to another thread: decide again on the word that won */
                       "\tmov.b64 %%gr_id4, %%gr_id6;\n"
                       "\tadd.u32 %%gr_iu14, %%gr_iu14, 1;\n"
                       "\tsetp.lt.u32 %%gr_iq0, %%gr_iu14, %u;\n"
                       "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_r;\n"
-                      "\tbra %s;\n"
-                      /* empty word: the access alone */
-                      "$gr_i%" PRIu32 "_e:\n"
-                      "\tsetp.eq.u64 %%gr_iq0, %%gr_id4, 0;\n"
-                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_c;\n",
-                      site, sp, sa, site, INLINE_CAS_TRIES, site, hook, site, site);
-}
-
-/* The union gr_fsm_merge() builds for a device-scope atomic joining members that are all
- * device-scope atomics (plain tri-state NONE, no block-scope member; checked before): rep,
- * wep and instruction from the access, bytes and vol or-ed, uniform kept over the same bytes,
- * the write tri-state ALL while every member wrote, else SOME; the low half is `lo` (rep and
- * bar) with the state %gr_iu15. Old word in %gr_iu6 / %gr_iu7, single's high half in
- * %gr_iu5; result in %gr_id7; scratch %gr_iu11..13, %gr_iq2. */
-static void emit_atomic_union(gr_strbuf *out, const char *lo) {
-    uint32_t wtri_some = HI((uint64_t)GR_FSM_TRI_SOME << low_bit(GR_FSM_M_WTRI));
-    gr_strbuf_appendf(out,
-                      "\tand.b32 %%gr_iu12, %%gr_iu5, %" PRIu32 ";\n"
-                      "\tor.b32 %%gr_iu13, %%gr_iu7, %%gr_iu5;\n"
-                      "\tand.b32 %%gr_iu13, %%gr_iu13, %" PRIu32 ";\n"
-                      "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
-                      "\txor.b32 %%gr_iu11, %%gr_iu7, %%gr_iu5;\n"
-                      "\tand.b32 %%gr_iu13, %%gr_iu11, %" PRIu32 ";\n"
-                      "\tsetp.ne.u32 %%gr_iq2, %%gr_iu13, 0;\n"
-                      "\tand.b32 %%gr_iu13, %%gr_iu5, %" PRIu32 ";\n"
-                      "\tselp.b32 %%gr_iu13, %" PRIu32 ", %%gr_iu13, %%gr_iq2;\n"
-                      "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
-                      "\tand.b32 %%gr_iu13, %%gr_iu11, %" PRIu32 ";\n"
-                      "\tsetp.eq.u32 %%gr_iq2, %%gr_iu13, 0;\n"
-                      "\tand.b32 %%gr_iu13, %%gr_iu7, %" PRIu32 ";\n"
-                      "\tselp.b32 %%gr_iu13, %%gr_iu13, 0, %%gr_iq2;\n"
-                      "\tor.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13;\n"
-                      "\tand.b32 %%gr_iu13, %s, %" PRIu32 ";\n"
-                      "\tor.b32 %%gr_iu13, %%gr_iu13, %%gr_iu15;\n"
-                      "\tmov.b64 %%gr_id7, {%%gr_iu13, %%gr_iu12};\n",
-                      HI(GR_FSM_M_WEP | GR_FSM_M_INSTR), HI(GR_FSM_M_BYTES | GR_FSM_M_VOL),
-                      HI(GR_FSM_M_WTRI), HI(GR_FSM_M_WTRI), wtri_some, HI(GR_FSM_M_BYTES),
-                      HI(GR_FSM_M_UNIFORM), lo, ~STATE_MASK);
+                      "\tbra $gr_i%" PRIu32 "_s;\n",
+                      site, sp, sa, site, INLINE_CAS_TRIES, site, site);
 }
 
 /* The EXACT states (ONE, WARP, BLOCK) as a bit set indexed by state. */
@@ -646,44 +665,18 @@ static void emit_atomic_granule(gr_strbuf *out, uint32_t site, const char *sp, c
                       "\tmov.u32 %%gr_iu15, %%gr_iu12;\n",
                       (unsigned)(GR_FSM_WHO_WARP * 3), state, EXACT_STATES,
                       (unsigned)(GR_FSM_LOOSE - GR_FSM_EXACT));
-    emit_atomic_union(out, "%gr_iu10");
+    emit_union(out, "%gr_iu10");
     gr_strbuf_appendf(out,
                       "\txor.b64 %%gr_id6, %%gr_id7, %%gr_id4;\n"
                       "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"
                       "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
                       "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
                       "\tbra $gr_i%" PRIu32 "_c;\n"
-                      /* not ordered: a grid summary, loose; its barrier epoch the access's
-                       * unless the latest member ran ahead (240..255 back) */
+                      /* not ordered, no conflict: a grid summary */
                       "%s:\n",
                       SUMMARY_SAME, site, site, grid);
-    emit_back(out);
-    gr_strbuf_appendf(out,
-                      "\tsetp.ge.u32 %%gr_iq2, %%gr_iu11, %u;\n"
-                      "\tand.b32 %%gr_iu8, %%gr_iu10, %" PRIu32 ";\n"
-                      "\tand.b32 %%gr_iu12, %%gr_iu6, %" PRIu32 ";\n"
-                      "\tand.b32 %%gr_iu13, %%gr_iu10, %" PRIu32 ";\n"
-                      "\tselp.b32 %%gr_iu12, %%gr_iu12, %%gr_iu13, %%gr_iq2;\n"
-                      "\tor.b32 %%gr_iu8, %%gr_iu8, %%gr_iu12;\n"
-                      "\tmov.u32 %%gr_iu15, %u;\n",
-                      QUICK_BACK_MAX + 1u, (uint32_t)~GR_FSM_M_BAR, (uint32_t)GR_FSM_M_BAR,
-                      (uint32_t)GR_FSM_M_BAR, (unsigned)(GR_FSM_WHO_GRID * 3 + GR_FSM_LOOSE));
-    emit_atomic_union(out, "%gr_iu8");
-    gr_strbuf_appendf(out,
-                      "\txor.b64 %%gr_id6, %%gr_id7, %%gr_id4;\n"
-                      "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"
-                      "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
-                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
-                      "$gr_i%" PRIu32 "_c:\n"
-                      "\tatom.%s.cas.b64 %%gr_id6, [%s], %%gr_id4, %%gr_id7;\n"
-                      "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, %%gr_id4;\n"
-                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
-                      "\tmov.b64 %%gr_id4, %%gr_id6;\n"
-                      "\tadd.u32 %%gr_iu14, %%gr_iu14, 1;\n"
-                      "\tsetp.lt.u32 %%gr_iq0, %%gr_iu14, %u;\n"
-                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_r;\n"
-                      "\tbra %s;\n",
-                      SUMMARY_SAME, site, site, sp, sa, site, INLINE_CAS_TRIES, site, hook);
+    emit_grid_join(out, site);
+    emit_cas(out, site, sp, sa);
 }
 
 /* Several granules (8 or 16 bytes, each whole): nothing to do when every word is the single
@@ -735,7 +728,7 @@ static void emit_granules(gr_strbuf *out, uint32_t site, uint32_t ngran, bool wr
     gr_strbuf_appendf(out, "\t@!%%gr_iq4 bra $gr_i%" PRIu32 "_w;\n", site);
     emit_warp_regular_checks(out, hook, simple_sync);
     gr_strbuf_appendf(out, "$gr_i%" PRIu32 "_w:\n", site);
-    emit_read_union(out);
+    emit_union(out, "%gr_iu10");
     gr_strbuf_appendf(out,
                       "\txor.b64 %%gr_id6, %%gr_id7, %%gr_id4;\n"
                       "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"

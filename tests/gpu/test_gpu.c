@@ -659,18 +659,26 @@ enum { INLINE_NOTHING, INLINE_CAS, INLINE_HOOK };
 #define M_SUMMARY_SAME (~(GR_FSM_M_REP | GR_FSM_M_INSTR))
 #define OLDW_STATE_SET ((1u << 4) | (1u << 7) | (1u << 10)) /* ONE, WARP, BLOCK in OLDW */
 
-/* The union of a read with the old word (emit_read_union), in state `nstate`. */
-static uint64_t model_read_union(uint64_t old, uint64_t single, uint32_t nstate) {
-    uint32_t lo = (uint32_t)old, hi = (uint32_t)(old >> 32);
-    uint32_t s_lo = (uint32_t)single, s_hi = (uint32_t)(single >> 32);
+/* The union of the access with the old word (emit_union): low half `lo` (rep and bar) with
+ * state `nstate`. */
+static uint64_t model_union(uint64_t old, uint64_t single, uint32_t lo, uint32_t nstate) {
+    uint32_t hi = (uint32_t)(old >> 32), s_hi = (uint32_t)(single >> 32), x = hi ^ s_hi;
     uint32_t n = s_hi & HI32(GR_FSM_M_WEP | GR_FSM_M_INSTR);
     n |= (hi | s_hi) & HI32(GR_FSM_M_BYTES | GR_FSM_M_CTA | GR_FSM_M_VOL);
-    uint32_t x = hi ^ s_hi;
-    n |= (hi & HI32(GR_FSM_M_WTRI)) ? HI32((uint64_t)GR_FSM_TRI_SOME << 45) : 0u;
-    n |= (x & HI32(GR_FSM_M_PTRI)) ? HI32((uint64_t)GR_FSM_TRI_SOME << 47) : hi & HI32(GR_FSM_M_PTRI);
+    n |= (x & HI32(GR_FSM_M_WTRI)) ? HI32((uint64_t)GR_FSM_TRI_SOME << 45) : s_hi & HI32(GR_FSM_M_WTRI);
+    n |= (x & HI32(GR_FSM_M_PTRI)) ? HI32((uint64_t)GR_FSM_TRI_SOME << 47) : s_hi & HI32(GR_FSM_M_PTRI);
     if ((x & HI32(GR_FSM_M_BYTES)) == 0) n |= hi & HI32(GR_FSM_M_UNIFORM);
-    (void)lo;
-    return (uint64_t)n << 32 | ((s_lo & ~15u) | nstate);
+    return (uint64_t)n << 32 | ((lo & ~15u) | nstate);
+}
+
+/* The grid path (emit_grid_join): a loose grid summary at the access's barrier epoch unless
+ * the latest member ran ahead; nothing when only the latest member and instruction change. */
+static int model_grid_join(uint64_t old, uint64_t single, const gr_fsm_access *a, uint64_t *nw) {
+    uint32_t lo = (uint32_t)old, s_lo = (uint32_t)single;
+    uint32_t back = (a->bar - (lo >> 24)) & 255u;
+    uint32_t nlo = back >= 240u ? (s_lo & ~(uint32_t)GR_FSM_M_BAR) | (lo & (uint32_t)GR_FSM_M_BAR) : s_lo;
+    *nw = model_union(old, single, nlo, GR_FSM_WHO_GRID * 3u + GR_FSM_LOOSE);
+    return ((*nw ^ old) & M_SUMMARY_SAME) == 0 ? INLINE_NOTHING : INLINE_CAS;
 }
 
 /* The same-epoch checks (emit_same_epoch_checks, emit_warp_regular_checks): true = hook. */
@@ -693,14 +701,21 @@ static int inline_model(uint64_t old, const gr_fsm_access *a, const inline_env *
     if (((old ^ single) & GR_FSM_ALL_BUT_INSTR) == 0) return INLINE_NOTHING;
     if (old == 0) return INLINE_CAS;
     uint32_t st = lo & 15u, st3 = st - 3u;
-    if (st3 > 8u) return INLINE_HOOK;
+    bool no_writer = (hi & HI32(GR_FSM_M_WTRI)) == 0;
+    if (st3 > 8u) {
+        /* a grid summary without writers: a read joins it */
+        if (!a->write && st3 <= 11u && no_writer) return model_grid_join(old, single, a, nw);
+        return INLINE_HOOK;
+    }
     bool one = st3 < 3u;
     bool same = ((lo ^ rep_me) & 0xfffff0u) == 0 && one;
-    bool no_writer = (hi & HI32(GR_FSM_M_WTRI)) == 0;
     bool covered = a->write || no_writer;
     if (same && covered) return INLINE_CAS;
     uint32_t u = ((lo >> 4) & 0xfffffu) - base;
-    if (u >= e->tpb) return INLINE_HOOK;
+    if (u >= e->tpb) {
+        if (!a->write && no_writer) return model_grid_join(old, single, a, nw);
+        return INLINE_HOOK;
+    }
     uint32_t back = (a->bar - (lo >> 24)) & 255u, nstate = st;
     if (back - 1u <= 238u) {
         /* emit_block_check(BLOCK_NOT_REGULAR, + PARTIAL for a shared read) */
@@ -723,7 +738,7 @@ static int inline_model(uint64_t old, const gr_fsm_access *a, const inline_env *
             }
         }
     }
-    *nw = model_read_union(old, single, nstate);
+    *nw = model_union(old, single, (uint32_t)single, nstate);
     if (((*nw ^ old) & M_SUMMARY_SAME) == 0) return INLINE_NOTHING;
     return INLINE_CAS;
 }
@@ -745,7 +760,7 @@ static int inline_model_granules(const uint64_t *w, uint32_t n, const gr_fsm_acc
     if (((a->bar - (lo >> 24)) & 255u) != 0) return INLINE_HOOK;
     if (model_same_epoch_fails(w[0], single, st)) return INLINE_HOOK;
     if (warp && model_warp_fails(a, e)) return INLINE_HOOK;
-    uint64_t diff = (model_read_union(w[0], single, st) ^ w[0]) & M_SUMMARY_SAME;
+    uint64_t diff = (model_union(w[0], single, (uint32_t)single, st) ^ w[0]) & M_SUMMARY_SAME;
     uint32_t umax = u, wx = u ^ tid;
     for (uint32_t g = 1; g < n; g++) {
         diff |= (w[g] ^ w[0]) & M_SUMMARY_SAME;
@@ -913,17 +928,6 @@ Test(gpu_inline, inline_model_matches_fsm) {
     cr_expect_gt(decided[INLINE_HOOK], 20000u);
 }
 
-/* The union of a device-scope atomic with members that are all such atomics
- * (emit_atomic_union): low half `lo` with state `nstate`. */
-static uint64_t model_atomic_union(uint64_t old, uint64_t single, uint32_t lo, uint32_t nstate) {
-    uint32_t hi = (uint32_t)(old >> 32), s_hi = (uint32_t)(single >> 32), x = hi ^ s_hi;
-    uint32_t n = s_hi & HI32(GR_FSM_M_WEP | GR_FSM_M_INSTR);
-    n |= (hi | s_hi) & HI32(GR_FSM_M_BYTES | GR_FSM_M_VOL);
-    n |= (x & HI32(GR_FSM_M_WTRI)) ? HI32((uint64_t)GR_FSM_TRI_SOME << 45) : s_hi & HI32(GR_FSM_M_WTRI);
-    if ((x & HI32(GR_FSM_M_BYTES)) == 0) n |= hi & HI32(GR_FSM_M_UNIFORM);
-    return (uint64_t)n << 32 | ((lo & ~15u) | nstate);
-}
-
 /* One granule of a device-scope relaxed atomic (emit_atomic_granule), one decision. */
 static int inline_model_atomic(uint64_t old, const gr_fsm_access *a, const inline_env *e,
                                uint64_t *nw) {
@@ -956,13 +960,11 @@ static int inline_model_atomic(uint64_t old, const gr_fsm_access *a, const inlin
                 who = GR_FSM_WHO_WARP;
             }
             bool exact = st == 3u || st == 6u || st == 9u;
-            *nw = model_atomic_union(old, single, s_lo, who * 3u + (exact ? GR_FSM_EXACT : GR_FSM_LOOSE));
+            *nw = model_union(old, single, s_lo, who * 3u + (exact ? GR_FSM_EXACT : GR_FSM_LOOSE));
             return ((*nw ^ old) & M_SUMMARY_SAME) == 0 ? INLINE_NOTHING : INLINE_CAS;
         }
     }
-    uint32_t nlo = back >= 240u ? (s_lo & ~(uint32_t)GR_FSM_M_BAR) | (lo & (uint32_t)GR_FSM_M_BAR) : s_lo;
-    *nw = model_atomic_union(old, single, nlo, GR_FSM_WHO_GRID * 3u + GR_FSM_LOOSE);
-    return ((*nw ^ old) & M_SUMMARY_SAME) == 0 ? INLINE_NOTHING : INLINE_CAS;
+    return model_grid_join(old, single, a, nw);
 }
 
 /* A device-scope atomic of one granule by a thread near `a` (its warp, its block, another
