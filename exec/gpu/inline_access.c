@@ -570,7 +570,8 @@ static void emit_cas(gr_strbuf *out, uint32_t site, const char *sp, const char *
  * (gr_fsm_update_slow: "all are device-scope atomics like the access") and the rules only
  * decide the new word:
  *   - this thread's word, or members a barrier orders before the access (regular block): the
- *     access alone, as gr_fsm_quick() (the atomic covers them);
+ *     access alone, as gr_fsm_quick() (the atomic covers them; in a shared window a barrier
+ *     that every thread took part in drops any members, plain ones too);
  *   - members of this block at the access's barrier and warp epochs: they and the access, a
  *     warp summary (one warp, warp regular) or a block summary; EXACT stays EXACT, else LOOSE;
  *   - members of another block, or a grid summary: a grid summary with loose epochs, at the
@@ -597,10 +598,9 @@ static void emit_atomic_granule(gr_strbuf *out, uint32_t site, const char *sp, c
         "\tsetp.eq.u64 %%gr_iq0, %%gr_id4, 0;\n"
         "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_c;\n"
         "\tmov.b64 {%%gr_iu6, %%gr_iu7}, %%gr_id4;\n"
-        /* every member a device-scope atomic */
+        /* %%gr_iq1: every member a device-scope atomic (the access covers them) */
         "\tand.b32 %%gr_iu13, %%gr_iu7, %" PRIu32 ";\n"
-        "\tsetp.ne.u32 %%gr_iq0, %%gr_iu13, 0;\n"
-        "\t@%%gr_iq0 bra %s;\n"
+        "\tsetp.eq.u32 %%gr_iq1, %%gr_iu13, 0;\n"
         /* who ONE..GRID (not poison, not an odd empty state) */
         "\tand.b32 %%gr_iu15, %%gr_iu6, %" PRIu32 ";\n"
         "\tsub.u32 %%gr_iu8, %%gr_iu15, %" PRIu32 ";\n"
@@ -613,9 +613,10 @@ static void emit_atomic_granule(gr_strbuf *out, uint32_t site, const char *sp, c
         "\txor.b32 %%gr_iu9, %%gr_iu6, %%gr_irep;\n"
         "\tand.b32 %%gr_iu9, %%gr_iu9, %" PRIu32 ";\n"
         "\tsetp.eq.and.u32 %%gr_iq3, %%gr_iu9, 0, %%gr_iq4;\n"
+        "\tand.pred %%gr_iq3, %%gr_iq3, %%gr_iq1;\n"
         "\t@%%gr_iq3 bra $gr_i%" PRIu32 "_c;\n",
         site, (uint64_t)GR_FSM_ALL_BUT_INSTR, site, site,
-        HI(GR_FSM_M_PTRI | GR_FSM_M_CTA), hook, STATE_MASK, STATE_WHO_LO,
+        HI(GR_FSM_M_PTRI | GR_FSM_M_CTA), STATE_MASK, STATE_WHO_LO,
         (unsigned)(GR_FSM_WHO_GRID * 3 + 2) - STATE_WHO_LO, hook,
         (unsigned)(3 * (GR_FSM_WHO_GRID - GR_FSM_WHO_ONE)), grid, (uint32_t)GR_FSM_M_REP, site);
     /* members of another block: the grid path */
@@ -627,14 +628,24 @@ static void emit_atomic_granule(gr_strbuf *out, uint32_t site, const char *sp, c
                       "\tsetp.le.u32 %%gr_iq0, %%gr_iu13, %u;\n"
                       "\t@!%%gr_iq0 bra %s;\n",
                       QUICK_BACK_MAX - 1u, join);
-    /* a barrier of a regular block orders every member before the access, which covers them */
+    /* A barrier of a regular block orders every member before the access: the access alone
+     * when it covers them, or in a shared window whatever they were (block-private: no later
+     * access can miss that barrier while no PARTIAL/SPLIT round happened). */
+    if (strcmp(sp, "shared") == 0) {
+        gr_strbuf_appendf(out, "\t@%%gr_iq1 bra $gr_i%" PRIu32 "_o;\n", site);
+        emit_block_check(out, BLOCK_NOT_REGULAR | GR_RT_BLOCK_PARTIAL, hook);
+        gr_strbuf_appendf(out, "\tbra $gr_i%" PRIu32 "_c;\n$gr_i%" PRIu32 "_o:\n", site, site);
+    } else {
+        gr_strbuf_appendf(out, "\t@!%%gr_iq1 bra %s;\n", hook);
+    }
     emit_block_check(out, BLOCK_NOT_REGULAR, hook);
     gr_strbuf_appendf(out,
                       "\tbra $gr_i%" PRIu32 "_c;\n"
                       "%s:\n"
                       "\tsetp.ne.u32 %%gr_iq0, %%gr_iu11, 0;\n"
-                      "\t@%%gr_iq0 bra %s;\n",
-                      site, join, hook);
+                      "\t@%%gr_iq0 bra %s;\n"
+                      "\t@!%%gr_iq1 bra %s;\n",
+                      site, join, hook, hook);
     emit_block_check(out, BLOCK_EPOCHS_NOT_COMPARABLE, hook);
     gr_strbuf_appendf(out,
                       /* the same warp-sync epoch byte: not ordered by a warp sync either */
@@ -673,8 +684,9 @@ static void emit_atomic_granule(gr_strbuf *out, uint32_t site, const char *sp, c
                       "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
                       "\tbra $gr_i%" PRIu32 "_c;\n"
                       /* not ordered, no conflict: a grid summary */
-                      "%s:\n",
-                      SUMMARY_SAME, site, site, grid);
+                      "%s:\n"
+                      "\t@!%%gr_iq1 bra %s;\n",
+                      SUMMARY_SAME, site, site, grid, hook);
     emit_grid_join(out, site);
     emit_cas(out, site, sp, sa);
 }

@@ -938,20 +938,21 @@ static int inline_model_atomic(uint64_t old, const gr_fsm_access *a, const inlin
     *nw = single;
     if (((old ^ single) & GR_FSM_ALL_BUT_INSTR) == 0) return INLINE_NOTHING;
     if (old == 0) return INLINE_CAS;
-    if (hi & HI32(GR_FSM_M_PTRI | GR_FSM_M_CTA)) return INLINE_HOOK;
+    bool covered = (hi & HI32(GR_FSM_M_PTRI | GR_FSM_M_CTA)) == 0;
     uint32_t st = lo & 15u, st3 = st - 3u;
     if (st3 > 11u) return INLINE_HOOK;
     uint32_t back = (a->bar - (lo >> 24)) & 255u;
     uint32_t u = ((lo >> 4) & 0xfffffu) - base;
     if (st3 < 9u) {
-        if (st3 < 3u && ((lo ^ rep_me) & 0xfffff0u) == 0) return INLINE_CAS;
+        if (st3 < 3u && ((lo ^ rep_me) & 0xfffff0u) == 0 && covered) return INLINE_CAS;
         if (u < e->tpb) {
+            uint32_t bits = GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED | GR_RT_BLOCK_SPLIT;
             if (back - 1u <= 238u) {
-                if (e->block_word & (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED | GR_RT_BLOCK_SPLIT))
-                    return INLINE_HOOK;
-                return INLINE_CAS;
+                if (!covered && !e->shared) return INLINE_HOOK;
+                if (!covered) bits |= GR_RT_BLOCK_PARTIAL;
+                return (e->block_word & bits) ? INLINE_HOOK : INLINE_CAS;
             }
-            if (back != 0 || (e->block_word & (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_SPLIT)) ||
+            if (!covered || back != 0 || (e->block_word & (GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_SPLIT)) ||
                 ((hi ^ (uint32_t)(single >> 32)) & HI32(GR_FSM_M_WEP)))
                 return INLINE_HOOK;
             uint32_t who = GR_FSM_WHO_BLOCK;
@@ -964,6 +965,7 @@ static int inline_model_atomic(uint64_t old, const gr_fsm_access *a, const inlin
             return ((*nw ^ old) & M_SUMMARY_SAME) == 0 ? INLINE_NOTHING : INLINE_CAS;
         }
     }
+    if (!covered) return INLINE_HOOK;
     return model_grid_join(old, single, a, nw);
 }
 
