@@ -402,6 +402,32 @@ static void emit_grid_join(gr_strbuf *out, uint32_t site) {
 
 static void emit_cas(gr_strbuf *out, uint32_t site, const char *sp, const char *sa);
 
+/* Shared sites of simple_sync modules, first: a member word (ONE..BLOCK) whose latest member
+ * lies 1..QUICK_BACK_MAX barriers back, in a block with no IRREGULAR/EXITED/SPLIT/PARTIAL
+ * bit, becomes the access alone (gr_fsm_quick: a shared window is block-private, so such a
+ * barrier orders every member before every later access, whatever they were). Such a word's
+ * members are always of this block (the window's shadow is cleared at block entry and only
+ * this block reaches it), so the rep check of the general path is left out. Old word in
+ * %gr_iu6 / %gr_iu7, the access's barrier epoch in %gr_iu2, the single word in %gr_id7. */
+static void emit_shared_ordered_fast(gr_strbuf *out, uint32_t site) {
+    gr_strbuf_appendf(out,
+                      "\tand.b32 %%gr_iu15, %%gr_iu6, %" PRIu32 ";\n"
+                      "\tsub.u32 %%gr_iu8, %%gr_iu15, %" PRIu32 ";\n"
+                      "\tshr.u32 %%gr_iu11, %%gr_iu6, %u;\n"
+                      "\tsub.u32 %%gr_iu11, %%gr_iu2, %%gr_iu11;\n"
+                      "\tand.b32 %%gr_iu11, %%gr_iu11, %" PRIu32 ";\n"
+                      "\tsub.u32 %%gr_iu13, %%gr_iu11, 1;\n"
+                      "\tsetp.le.u32 %%gr_iq0, %%gr_iu13, %u;\n"
+                      "\tsetp.le.and.u32 %%gr_iq0, %%gr_iu8, %" PRIu32 ", %%gr_iq0;\n"
+                      "\tand.b32 %%gr_iu13, %%gr_ibwv, %" PRIu32 ";\n"
+                      "\tsetp.eq.and.u32 %%gr_iq0, %%gr_iu13, 0, %%gr_iq0;\n"
+                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_c;\n",
+                      STATE_MASK, STATE_WHO_LO, low_bit(GR_FSM_M_BAR),
+                      (uint32_t)(GR_FSM_M_BAR >> low_bit(GR_FSM_M_BAR)), QUICK_BACK_MAX - 1u,
+                      STATE_WHO_SPAN, (uint32_t)(BLOCK_NOT_REGULAR | GR_RT_BLOCK_PARTIAL), site);
+}
+
+
 /* One granule: the decision, then at most INLINE_CAS_TRIES CAS attempts, each lost one
  * deciding again on the word that won; the hook for anything else. */
 static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const char *sp,
@@ -438,6 +464,7 @@ static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const ch
         "\tsetp.eq.and.u32 %%gr_iq3, %%gr_iu9, 0, %%gr_iq4;\n",
         site, (uint64_t)GR_FSM_ALL_BUT_INSTR, site, STATE_MASK, STATE_WHO_LO, STATE_WHO_SPAN,
         site, (uint32_t)GR_FSM_M_REP);
+    if (shared && simple_sync) emit_shared_ordered_fast(out, site);
     if (!write) {
         /* a read covers the members (%gr_iq1) only when none wrote */
         gr_strbuf_appendf(out,
@@ -619,6 +646,7 @@ static void emit_atomic_granule(gr_strbuf *out, uint32_t site, const char *sp, c
         HI(GR_FSM_M_PTRI | GR_FSM_M_CTA), STATE_MASK, STATE_WHO_LO,
         (unsigned)(GR_FSM_WHO_GRID * 3 + 2) - STATE_WHO_LO, hook,
         (unsigned)(3 * (GR_FSM_WHO_GRID - GR_FSM_WHO_ONE)), grid, (uint32_t)GR_FSM_M_REP, site);
+    if (simple_sync && strcmp(sp, "shared") == 0) emit_shared_ordered_fast(out, site);
     /* members of another block: the grid path */
     emit_rep_in_block(out, grid);
     emit_block_word(out, simple_sync);

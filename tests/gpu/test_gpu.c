@@ -652,8 +652,24 @@ typedef struct inline_env {
     uint32_t block_word;     /* GR_RT_BLOCK_* bits of the thread's block */
     uint32_t warp_irregular; /* the warp word's GR_RT_WARP_IRREGULAR bit */
     uint32_t lockstep;
+    /* a simple_sync module (inline_access.h): shared sites try emit_shared_ordered_fast */
+    bool simple_sync;
 } inline_env;
-enum { INLINE_NOTHING, INLINE_CAS, INLINE_HOOK };
+/* INLINE_IMPOSSIBLE: a word no site can meet (a shared window holding another block's
+ * member); the tests draw such words but skip them. */
+enum { INLINE_NOTHING, INLINE_CAS, INLINE_HOOK, INLINE_IMPOSSIBLE };
+
+/* emit_shared_ordered_fast: shared sites of simple_sync modules turn a member word (ONE..BLOCK)
+ * 1..239 barriers back in a block without IRREGULAR/EXITED/SPLIT/PARTIAL into the access
+ * alone, without looking at the member's thread (the window's members are this block's). */
+static int model_shared_ordered_fast(uint64_t old, const gr_fsm_access *a, const inline_env *e) {
+    uint32_t lo = (uint32_t)old, st3 = (lo & 15u) - 3u, base = a->thread / e->tpb * e->tpb;
+    if (!e->shared || !e->simple_sync || st3 > 8u) return INLINE_HOOK;
+    if (((lo >> 4) & 0xfffffu) - base >= e->tpb) return INLINE_IMPOSSIBLE;
+    uint32_t back = (a->bar - (lo >> 24)) & 255u;
+    uint32_t bits = GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED | GR_RT_BLOCK_SPLIT | GR_RT_BLOCK_PARTIAL;
+    return back - 1u <= 238u && !(e->block_word & bits) ? INLINE_CAS : INLINE_HOOK;
+}
 
 #define HI32(m) ((uint32_t)((uint64_t)(m) >> 32))
 #define M_SUMMARY_SAME (~(GR_FSM_M_REP | GR_FSM_M_INSTR))
@@ -707,6 +723,8 @@ static int inline_model(uint64_t old, const gr_fsm_access *a, const inline_env *
         if (!a->write && st3 <= 11u && no_writer) return model_grid_join(old, single, a, nw);
         return INLINE_HOOK;
     }
+    int fast = model_shared_ordered_fast(old, a, e);
+    if (fast != INLINE_HOOK) return fast;
     bool one = st3 < 3u;
     bool same = ((lo ^ rep_me) & 0xfffff0u) == 0 && one;
     bool covered = a->write || no_writer;
@@ -809,6 +827,7 @@ static inline_env random_env(uint64_t *rnd) {
     e.block_word = words[rnd_below(rnd, 10)];
     e.warp_irregular = rnd_below(rnd, 4) == 0;
     e.lockstep = rnd_below(rnd, 4) == 0;
+    e.simple_sync = rnd_below(rnd, 2) == 0;
     return e;
 }
 
@@ -894,6 +913,7 @@ Test(gpu_inline, inline_model_matches_fsm) {
         gr_fsm_ctx c = ctx_of(&e, &rnd);
         uint64_t nw = 0;
         int d = inline_model(old, &a, &e, &nw);
+        if (d == INLINE_IMPOSSIBLE) continue;
         decided[d]++;
         gr_fsm_result r;
         uint64_t fsm = gr_fsm_update(old, &a, &c, &r);
@@ -945,6 +965,8 @@ static int inline_model_atomic(uint64_t old, const gr_fsm_access *a, const inlin
     uint32_t u = ((lo >> 4) & 0xfffffu) - base;
     if (st3 < 9u) {
         if (st3 < 3u && ((lo ^ rep_me) & 0xfffff0u) == 0 && covered) return INLINE_CAS;
+        int fast = model_shared_ordered_fast(old, a, e);
+        if (fast != INLINE_HOOK) return fast;
         if (u < e->tpb) {
             uint32_t bits = GR_RT_BLOCK_IRREGULAR | GR_RT_BLOCK_EXITED | GR_RT_BLOCK_SPLIT;
             if (back - 1u <= 238u) {
@@ -1016,6 +1038,7 @@ Test(gpu_inline, atomic_model_matches_fsm) {
         }
         uint64_t nw = 0;
         int d = inline_model_atomic(old, &a, &e, &nw);
+        if (d == INLINE_IMPOSSIBLE) continue;
         decided[d]++;
         if (d == INLINE_HOOK) continue;
         gr_fsm_result r;
