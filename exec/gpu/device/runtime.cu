@@ -430,14 +430,24 @@ static __device__ void rt_barrier(gr_rt_thread *t, u32 block, u32 tid, u32 threa
     t->touched = 0;
 }
 
-/* A thread leaves the kernel: lanes with the same barrier history fold it into the block's
- * gr_rt_bar_fold (rt_abi.h) with one leader's atomics; the block's last leader decides. */
-static __device__ __noinline__ void rt_bar_exit(u32 block, u32 tid, u32 thread) {
+/* atomicAdd with acquire-release semantics at device scope: it publishes this thread's
+ * earlier writes and atomics to whoever acquires the counter later, and sees everything the
+ * earlier adders published (one instruction instead of two __threadfence). */
+static __device__ __forceinline__ u32 rt_add_acq_rel(u32 *p, u32 v) {
+    u32 old;
+    asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
+}
+
+/* A thread leaves the kernel: lanes with the same barrier history (among `active`, the lanes
+ * leaving together) fold it into the block's gr_rt_bar_fold (rt_abi.h) with one leader's
+ * atomics; the block's last leader decides. */
+static __device__ __noinline__ void rt_bar_exit(u32 block, u32 tid, u32 thread, u32 active) {
     uint4 h = *(const uint4 *)rt_bar_hist(thread); /* count, trace, last, pad */
     u32 count = h.x, trace = h.y;
     u32 last = count ? h.z : GR_RT_BAR_NONE;
     u64 ref = gr_rt_bar_ref(count, trace);
-    u32 same = __match_any_sync(__activemask(), ref);
+    u32 same = __match_any_sync(active, ref);
     if (rt_lane() != (u32)(__ffs(same) - 1)) return;
     gr_rt_bar_fold *f = (gr_rt_bar_fold *)__gr_rt.bar_fold + block;
     u64 key = gr_rt_bar_key(count, last, tid);
@@ -452,10 +462,9 @@ static __device__ __noinline__ void rt_bar_exit(u32 block, u32 tid, u32 thread) 
         atomicOr(&f->flags, GR_RT_BAR_TRACE_DIFF);
         atomicMax(&f->diff_key, key);
     }
-    __threadfence();
     u32 n = (u32)__popc(same);
-    if (atomicAdd(&f->exited, n) + n != __gr_rt.threads_per_block) return;
-    __threadfence(); /* every other group's fold is visible: decide for the block */
+    /* the last group's add acquires every other group's fold: decide for the block */
+    if (rt_add_acq_rel(&f->exited, n) + n != __gr_rt.threads_per_block) return;
     u64 max_key = *(volatile u64 *)&f->max_key;
     u64 min_key = ~*(volatile u64 *)&f->min_key_inv;
     u32 flags = *(volatile u32 *)&f->flags;
@@ -503,12 +512,21 @@ extern "C" __device__ void __gr_hook_sync(u32 info, u32 id, u32 arg0, u32 arg1) 
         if (level > t->fence_level) t->fence_level = (unsigned char)level;
         break;
     }
-    case GR_HOOK_EV_EXIT:
-        atomicOr((u64 *)rt_warp_word(block, tid / 32u), 1ull << (tid % 32u));
-        /* Its latest accesses will never be ordered by the barriers the others still pass. */
-        if (t->touched) atomicOr(rt_block_word(block), GR_RT_BLOCK_EXITED);
-        rt_bar_exit(block, tid, block * tpb + tid);
+    case GR_HOOK_EV_EXIT: {
+        /* One leader for the lanes leaving together (lane = tid % 32: warps are cut from the
+         * linear thread index): their bits in the warp's word, and EXITED for the block when
+         * any of them accessed memory since its last barrier (its latest accesses will never
+         * be ordered by the barriers the others still pass). The others wait for it in the
+         * fold's __match_any_sync. */
+        u32 active = __activemask();
+        u32 touched = __any_sync(active, t->touched != 0);
+        if (rt_lane() == (u32)(__ffs(active) - 1)) {
+            atomicOr((u64 *)rt_warp_word(block, tid / 32u), (u64)active);
+            if (touched) atomicOr(rt_block_word(block), GR_RT_BLOCK_EXITED);
+        }
+        rt_bar_exit(block, tid, block * tpb + tid, active);
         break;
+    }
     default: /* cp.async groups: the async write was checked when issued */
         break;
     }
@@ -521,13 +539,7 @@ extern "C" __device__ void __gr_hook_enter() {
     u32 tid = rt_tid(), block = rt_block(), tpb = __gr_rt.threads_per_block;
     gr_rt_thread *t = rt_thread(block * tpb + tid);
     ((u32 *)__gr_rt.user_call)[block * tpb + tid] = GR_RT_NO_CALL;
-    t->bar = 0;
-    t->wep = 0;
-    t->taint = 0;
-    t->fence_level = 0;
-    t->strong_read = 0;
-    t->touched = 0;
-    t->wbar = 0;
+    *(uint4 *)t = make_uint4(0u, 0u, 0u, 0u); /* every field 0: bar, wep, flags, wbar */
     *(uint4 *)rt_bar_hist(block * tpb + tid) = make_uint4(0u, 0u, GR_RT_BAR_NONE, 0u);
     u64 *shadow = rt_shared_shadow();
     for (u32 i = tid; i < __gr_rt.shared_words; i += tpb) shadow[i] = 0ull;
