@@ -88,6 +88,7 @@ void gr_gpu_inline_regs(gr_strbuf *out) {
     gr_strbuf_append(out, "\t.reg .pred %gr_ion, %gr_ils, %gr_iq<5>;\n"
                           "\t.reg .b16 %gr_ih;\n"
                           "\t.reg .b32 %gr_irep, %gr_ibase, %gr_issh, %gr_itid, %gr_ibwv, %gr_iu<16>;\n"
+                          "\t.reg .b32 %gr_ibar, %gr_iwep, %gr_iflg, %gr_ihc, %gr_iht, %gr_ihl;\n"
                           "\t.reg .b64 %gr_itp, %gr_ihp, %gr_ibw, %gr_iww, %gr_id<8>, %gr_iw<4>;\n");
 }
 
@@ -142,7 +143,25 @@ void gr_gpu_inline_prologue(gr_strbuf *out, const gr_gpu_inline_module *mod) {
     if (mod->simple_sync) {
         gr_strbuf_append(out, "\tmov.u32 %gr_ibwv, 0;\n");
         gr_gpu_inline_reload_block_word(out);
+        gr_strbuf_append(out, "\tmov.u32 %gr_ibar, 0;\n\tmov.u32 %gr_iwep, 0;\n\tmov.u32 %gr_iflg, 0;\n"
+                              "\tmov.u32 %gr_ihc, 0;\n\tmov.u32 %gr_iht, 0;\n\tmov.u32 %gr_ihl, 0;\n");
+        gr_gpu_inline_reload_record(out);
     }
+}
+
+/* The thread's record and barrier history as simple_sync modules keep them: %gr_ibar (bar,
+ * and wbar: no thread of such a module arrives without waiting), %gr_iwep, %gr_iflg (taint,
+ * fence, strong_read, touched), %gr_ihc/%gr_iht/%gr_ihl (count, trace, last). */
+void gr_gpu_inline_flush_record(gr_strbuf *out) {
+    gr_strbuf_append(out,
+                     "\t@%gr_ion st.global.v4.u32 [%gr_itp], {%gr_ibar, %gr_iwep, %gr_iflg, %gr_ibar};\n"
+                     "\t@%gr_ion st.global.v4.u32 [%gr_ihp], {%gr_ihc, %gr_iht, %gr_ihl, 0};\n");
+}
+
+void gr_gpu_inline_reload_record(gr_strbuf *out) {
+    gr_strbuf_append(out,
+                     "\t@%gr_ion ld.global.v4.u32 {%gr_ibar, %gr_iwep, %gr_iflg, %gr_iu0}, [%gr_itp];\n"
+                     "\t@%gr_ion ld.global.v4.u32 {%gr_ihc, %gr_iht, %gr_ihl, %gr_iu0}, [%gr_ihp];\n");
 }
 
 /* ---- one access site ------------------------------------------------------------------------ */
@@ -865,15 +884,24 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
                             (cas_first == GR_GPU_CAS_FIRST_WRITES && write));
     /* The thread's record (bar, wep, flags) and the shadow word; touched as the hook sets it.
      * %gr_iu3 keeps the full warp epoch (the word holds its low byte). */
-    gr_strbuf_appendf(out, "\tld.global.v4.u32 {%%gr_iu2, %%gr_iu3, %%gr_iu4, %%gr_iu5}, [%%gr_itp];\n");
-    if (!cas_empty_first) gr_strbuf_appendf(out, "\tld.volatile.%s.u64 %%gr_id4, [%s];\n", sp, sa);
+    if (mod->simple_sync) {
+        /* the record lives in registers (flushed before every call) */
+        gr_strbuf_append(out, "\tmov.u32 %gr_iu2, %gr_ibar;\n\tmov.u32 %gr_iu3, %gr_iwep;\n"
+                              "\tmov.u32 %gr_iu4, %gr_iflg;\n");
+        if (!cas_empty_first) gr_strbuf_appendf(out, "\tld.volatile.%s.u64 %%gr_id4, [%s];\n", sp, sa);
+        gr_strbuf_appendf(out, "\tor.b32 %%gr_iflg, %%gr_iflg, %" PRIu32 ";\n",
+                          (uint32_t)1u << touched_shift);
+    } else {
+        gr_strbuf_appendf(out, "\tld.global.v4.u32 {%%gr_iu2, %%gr_iu3, %%gr_iu4, %%gr_iu5}, [%%gr_itp];\n");
+        if (!cas_empty_first) gr_strbuf_appendf(out, "\tld.volatile.%s.u64 %%gr_id4, [%s];\n", sp, sa);
+        gr_strbuf_appendf(out,
+                          "\tsetp.lt.u32 %%gr_iq1, %%gr_iu4, %" PRIu32 ";\n"
+                          "\t@%%gr_iq1 st.global.u8 [%%gr_itp+%u], %%gr_ih;\n",
+                          (uint32_t)1u << touched_shift, (unsigned)offsetof(gr_rt_thread, touched));
+    }
     gr_strbuf_appendf(out,
-                      "\tsetp.lt.u32 %%gr_iq1, %%gr_iu4, %" PRIu32 ";\n"
-                      "\t@%%gr_iq1 st.global.u8 [%%gr_itp+%u], %%gr_ih;\n"
                       "\tand.b32 %%gr_iu5, %%gr_iu3, %" PRIu32 ";\n"
                       "\tor.b32 %%gr_iu5, %%gr_iu5, %" PRIu32 ";\n",
-                      (uint32_t)1u << touched_shift,
-                      (unsigned)offsetof(gr_rt_thread, touched),
                       (uint32_t)(GR_FSM_M_WEP >> low_bit(GR_FSM_M_WEP)), HI(single));
     if (atomic) {
         /* the hook's rt_strong_effects: after a fence the atomic releases (the hook does it);
@@ -886,10 +914,14 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
                           "\tsetp.ne.u32 %%gr_iq0, %%gr_iu13, 0;\n"
                           "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n"
                           "\tand.b32 %%gr_iu13, %%gr_iu4, %" PRIu32 ";\n"
-                          "\tsetp.eq.u32 %%gr_iq0, %%gr_iu13, 0;\n"
-                          "\t@%%gr_iq0 st.global.u8 [%%gr_itp+%u], %%gr_ih;\n",
-                          (uint32_t)0xffu << fence_shift, site, (uint32_t)0xffu << strong_shift,
-                          (unsigned)offsetof(gr_rt_thread, strong_read));
+                          "\tsetp.eq.u32 %%gr_iq0, %%gr_iu13, 0;\n",
+                          (uint32_t)0xffu << fence_shift, site, (uint32_t)0xffu << strong_shift);
+        if (mod->simple_sync)
+            gr_strbuf_appendf(out, "\t@%%gr_iq0 or.b32 %%gr_iflg, %%gr_iflg, %" PRIu32 ";\n",
+                              (uint32_t)1u << strong_shift);
+        else
+            gr_strbuf_appendf(out, "\t@%%gr_iq0 st.global.u8 [%%gr_itp+%u], %%gr_ih;\n",
+                              (unsigned)offsetof(gr_rt_thread, strong_read));
     }
     if (size < 4)
         gr_strbuf_appendf(out,
@@ -916,11 +948,12 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
     else if (ngran > 1) emit_granules(out, site, ngran, write, sp, sa, mod->simple_sync);
     else emit_one_granule(out, site, write, sp, sa, mod->simple_sync);
     /* The slow path: the hook, unchanged but for .uni (the lanes may have diverged here). */
-    gr_strbuf_appendf(out,
-                      "$gr_i%" PRIu32 "_s:\n"
-                      "\tcall " GR_HOOK_ACCESS_NAME ", (%s, 0x%" PRIx32 ", %" PRIu32 ");\n"
-                      "$gr_i%" PRIu32 "_d:\n",
-                      site, c.addr, c.info, c.id, site);
+    gr_strbuf_appendf(out, "$gr_i%" PRIu32 "_s:\n", site);
+    if (mod->simple_sync) gr_gpu_inline_flush_record(out);
+    gr_strbuf_appendf(out, "\tcall " GR_HOOK_ACCESS_NAME ", (%s, 0x%" PRIx32 ", %" PRIu32 ");\n",
+                      c.addr, c.info, c.id);
+    if (mod->simple_sync) gr_gpu_inline_reload_record(out);
+    gr_strbuf_appendf(out, "$gr_i%" PRIu32 "_d:\n", site);
     return true;
 }
 
@@ -999,25 +1032,23 @@ bool gr_gpu_inline_barrier(gr_strbuf *out, const char *line, size_t len, uint32_
                       "\t// inline barrier hook %" PRIu32 "\n"
                       "\t@!%%gr_ion bra $gr_b%" PRIu32 "_d;\n"
                       "\t@%%gr_ils bra $gr_b%" PRIu32 "_s;\n"
-                      "\tld.global.v4.u32 {%%gr_iu0, %%gr_iu1, %%gr_iu2, %%gr_iu3}, [%%gr_itp];\n"
-                      "\tadd.u32 %%gr_iu0, %%gr_iu0, 1;\n"
-                      "\tand.b32 %%gr_iu2, %%gr_iu2, %" PRIu32 ";\n"
-                      "\tmov.u32 %%gr_iu1, 0;\n"
-                      "\tst.global.v4.u32 [%%gr_itp], {%%gr_iu0, %%gr_iu1, %%gr_iu2, %%gr_iu0};\n"
-                      "\tld.global.v4.u32 {%%gr_iu4, %%gr_iu5, %%gr_iu6, %%gr_iu7}, [%%gr_ihp];\n"
-                      "\tadd.u32 %%gr_iu4, %%gr_iu4, 1;\n"
-                      "\tadd.u32 %%gr_iu5, %%gr_iu5, %" PRIu32 ";\n"
-                      "\tmul.lo.u32 %%gr_iu5, %%gr_iu5, %" PRIu32 ";\n"
-                      "\tshr.u32 %%gr_iu6, %%gr_iu5, 15;\n"
-                      "\txor.b32 %%gr_iu5, %%gr_iu5, %%gr_iu6;\n"
-                      "\tmov.u32 %%gr_iu6, %" PRIu32 ";\n"
-                      "\tst.global.v4.u32 [%%gr_ihp], {%%gr_iu4, %%gr_iu5, %%gr_iu6, %%gr_iu7};\n"
+                      "\tadd.u32 %%gr_ibar, %%gr_ibar, 1;\n"
+                      "\tmov.u32 %%gr_iwep, 0;\n"
+                      "\tand.b32 %%gr_iflg, %%gr_iflg, %" PRIu32 ";\n"
+                      "\tadd.u32 %%gr_ihc, %%gr_ihc, 1;\n"
+                      "\tadd.u32 %%gr_iht, %%gr_iht, %" PRIu32 ";\n"
+                      "\tmul.lo.u32 %%gr_iht, %%gr_iht, %" PRIu32 ";\n"
+                      "\tshr.u32 %%gr_iu6, %%gr_iht, 15;\n"
+                      "\txor.b32 %%gr_iht, %%gr_iht, %%gr_iu6;\n"
+                      "\tmov.u32 %%gr_ihl, %" PRIu32 ";\n"
                       "\tbra.uni $gr_b%" PRIu32 "_d;\n"
                       "$gr_b%" PRIu32 "_s:\n",
                       c.id, site, site, ~((uint32_t)0xffu << touched_shift), c.id + 1u,
                       (uint32_t)GR_RT_BAR_TRACE_MUL, c.id, site, site);
+    gr_gpu_inline_flush_record(out);
     gr_strbuf_append_n(out, line, len);
     if (len && line[len - 1] != '\n') gr_strbuf_putc(out, '\n');
+    gr_gpu_inline_reload_record(out);
     gr_strbuf_appendf(out, "$gr_b%" PRIu32 "_d:\n", site);
     return true;
 }

@@ -59,7 +59,10 @@ typedef struct gr_gpu_inline_module {
      * not in a header), exits and calls, and no access acquires (gr_gpu_sync_is_simple). Then
      * a barrier is the thread's own bookkeeping, inline (gr_gpu_inline_barrier), and an
      * access reads the block's word from a register loaded after each barrier instead of
-     * memory, and never reads its warp's word. */
+     * memory, and never reads its warp's word. The thread's record and barrier history live
+     * in registers too: module.c stores them before every call (hooks and the user's
+     * functions, which read them) and before a function's `ret`, and loads them after every
+     * call (gr_gpu_inline_flush_record / gr_gpu_inline_reload_record). */
     bool simple_sync;
 } gr_gpu_inline_module;
 
@@ -106,5 +109,11 @@ bool gr_gpu_inline_barrier(gr_strbuf *out, const char *line, size_t len, uint32_
 
 /* The block's word into its register (simple_sync modules: after each barrier). */
 void gr_gpu_inline_reload_block_word(gr_strbuf *out);
+
+/* simple_sync modules: the thread's record and barrier history from their registers to memory
+ * (before a call or a function's return), and back (after a call, which may have changed
+ * them: a hook, or a function that passed barriers). */
+void gr_gpu_inline_flush_record(gr_strbuf *out);
+void gr_gpu_inline_reload_record(gr_strbuf *out);
 
 #endif

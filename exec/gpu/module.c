@@ -41,7 +41,7 @@ extern const char gr_gpu_runtime_source[];
 extern const size_t gr_gpu_runtime_source_len;
 
 /* Bumped whenever the passes below change what they emit (part of the cache key). */
-#define GR_GPU_MODULE_FORMAT 8u
+#define GR_GPU_MODULE_FORMAT 9u
 
 void gr_gpu_options_default(gr_gpu_options *o) {
     memset(o, 0, sizeof *o);
@@ -129,6 +129,15 @@ static bool instruction_is_call(const char *s) {
         s = skip_space(s);
     }
     return starts_with(s, "call") && (s[4] == ' ' || s[4] == '\t' || s[4] == '.');
+}
+
+/* `[@p] ret[.uni];` */
+static bool instruction_is_ret(const char *s) {
+    if (*s == '@') {
+        while (*s && *s != ' ' && *s != '\t') s++;
+        s = skip_space(s);
+    }
+    return starts_with(s, "ret") && (s[3] == ';' || s[3] == ' ' || s[3] == '\t' || s[3] == '.');
 }
 
 /* `NAME:` alone on a line (a label). */
@@ -359,7 +368,9 @@ static void emit_access_hook(gr_strbuf *out, const char *line, size_t len, const
         st->inline_sites++;
         return;
     }
+    if (mod->simple_sync) gr_gpu_inline_flush_record(out);
     emit_hook_line(out, line, len, diverged);
+    if (mod->simple_sync) gr_gpu_inline_reload_record(out);
 }
 
 /* "mov.u32 DST, %dynamic_smem_size;" (optionally guarded) becomes a load of the user's
@@ -503,11 +514,19 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                 reload_block_word = true;
                 continue;
             }
-            if (mod.simple_sync && instruction_is_call(s) && !line_contains(s, slen, "__gr_hook")) {
+            /* simple_sync: the thread's record lives in registers; a call (the user's function
+             * or a hook left as a call) reads it from memory and may change it, and a
+             * function's caller reads it back after the return. */
+            if (mod.simple_sync && instruction_is_call(s) &&
+                !line_contains(s, slen, GR_HOOK_ACCESS_NAME)) {
+                gr_gpu_inline_flush_record(out);
                 gr_strbuf_append_n(out, p, len);
-                gr_gpu_inline_reload_block_word(out);
+                if (len && p[len - 1] != '\n') gr_strbuf_putc(out, '\n');
+                gr_gpu_inline_reload_record(out);
+                if (!line_contains(s, slen, "__gr_hook")) gr_gpu_inline_reload_block_word(out);
                 continue;
             }
+            if (mod.simple_sync && !is_entry && instruction_is_ret(s)) gr_gpu_inline_flush_record(out);
             if (label_line(s, slen, name, sizeof name) && !strstr(s, ".callprototype")) {
                 if (!labels_add(&labels, name)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
                 gr_strbuf_append_n(out, p, len);
@@ -540,7 +559,9 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                     if (!operands || !o->bounds_checks) continue;
                     uint32_t label = st->bounds_checks++;
                     open_bounds_guard(out, 0u, ro_mask, addr, size, label);
+                    if (mod.simple_sync) gr_gpu_inline_flush_record(out);
                     emit_hook_line(out, p, len, true);
+                    if (mod.simple_sync) gr_gpu_inline_reload_record(out);
                     close_bounds_guard(out, label);
                     continue;
                 }

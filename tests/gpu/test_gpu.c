@@ -479,8 +479,13 @@ Test(gpu_inline, plain_accesses_inline_strong_ones_call_the_hook) {
      * inline sites call the hook (without .uni) on their slow path only. */
     cr_expect_eq(count_of(ptx, "call.uni \t__gr_hook_access"), 2u, "%s", ptx);
     cr_expect_eq(count_of(ptx, "call __gr_hook_access"), 6u);
-    /* the atomics note the thread's strong read, as rt_strong_effects does */
-    cr_expect_eq(count_of(ptx, "st.global.u8 [%gr_itp+10], %gr_ih;"), 2u);
+    /* the atomics note the thread's strong read, as rt_strong_effects does (in a register in
+     * this simple-sync module) */
+    cr_expect(st.simple_sync);
+    char strong[64];
+    snprintf(strong, sizeof strong, "@%%gr_iq0 or.b32 %%gr_iflg, %%gr_iflg, %u;",
+             1u << (8u * ((unsigned)offsetof(gr_rt_thread, strong_read) - 8u)));
+    cr_expect_eq(count_of(ptx, strong), 2u);
     assert_links_for_sm_90(m, &o);
     free(ptx);
     /* Off: every hook is a call, as before. */
@@ -583,8 +588,15 @@ Test(gpu_simple_sync, full_barriers_only_go_inline) {
     cr_expect(strstr(ptx, "[%gr_iww]") == NULL, "no access reads the warp's word");
     /* the history step of gr_rt_bar_trace_step, with the barrier's id + 1 */
     char mul[64];
-    snprintf(mul, sizeof mul, "mul.lo.u32 %%gr_iu5, %%gr_iu5, %u;", GR_RT_BAR_TRACE_MUL);
+    snprintf(mul, sizeof mul, "mul.lo.u32 %%gr_iht, %%gr_iht, %u;", GR_RT_BAR_TRACE_MUL);
     cr_expect_eq(count_of(ptx, mul), st.inline_barriers);
+    /* The record and history live in registers: no access loads the record, and memory sees
+     * them only around calls (the exit hook's, the lockstep path of each barrier) */
+    cr_expect(strstr(ptx, "ld.global.v4.u32 {%gr_iu2, %gr_iu3, %gr_iu4, %gr_iu5}, [%gr_itp]") == NULL);
+    size_t calls = count_of(ptx, "call.uni \t__gr_hook_sync") + count_of(ptx, "call __gr_hook_access");
+    cr_expect_eq(count_of(ptx, "st.global.v4.u32 [%gr_itp]"), calls, "%s", ptx);
+    cr_expect_eq(count_of(ptx, "ld.global.v4.u32 {%gr_ibar, %gr_iwep, %gr_iflg, %gr_iu0}, [%gr_itp]"),
+                 calls + 1, "after each call, and in the prologue");
     assert_links_for_sm_90(m, &o);
     free(ptx);
     /* off: the calls and per-access loads of before */
