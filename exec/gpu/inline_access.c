@@ -15,6 +15,8 @@
  *   %gr_ih    the byte 1 (touched flag)          %gr_iu*, %gr_id*, %gr_iq*, %gr_iw*: scratch
  *   %gr_ibwv  the block's word as of the latest barrier (simple_sync modules only)
  *   %gr_ihp   the thread's gr_rt_bar_hist record
+ *   %gr_ibar, %gr_iht, %gr_ihl: the thread's record and history (simple_sync modules
+ *             only: gr_gpu_inline_flush_record)
  *
  * At a site: %gr_id4 the old word (%gr_iu6 lo, %gr_iu7 hi), %gr_id5 the single word
  * (%gr_iu10 lo, %gr_iu5 hi), %gr_id7 the word to CAS in, %gr_iu15 the old (then new) state,
@@ -76,7 +78,8 @@ bool gr_gpu_inline_supported(void) {
            offsetof(gr_rt_thread, wep) == 4 && offsetof(gr_rt_thread, touched) >= 8 &&
            offsetof(gr_rt_thread, touched) < 12 && offsetof(gr_rt_thread, fence_level) >= 8 &&
            offsetof(gr_rt_thread, fence_level) < 12 && offsetof(gr_rt_thread, strong_read) >= 8 &&
-           offsetof(gr_rt_thread, strong_read) < 12 && GR_FSM_WHO_GRID * 3 + 2 < 32;
+           offsetof(gr_rt_thread, strong_read) < 12 && offsetof(gr_rt_thread, taint) == 8 &&
+           offsetof(gr_rt_thread, wbar) == 12 && GR_FSM_WHO_GRID * 3 + 2 < 32;
 }
 
 void gr_gpu_inline_declare(gr_strbuf *out) {
@@ -88,7 +91,7 @@ void gr_gpu_inline_regs(gr_strbuf *out) {
     gr_strbuf_append(out, "\t.reg .pred %gr_ion, %gr_ils, %gr_iq<5>;\n"
                           "\t.reg .b16 %gr_ih;\n"
                           "\t.reg .b32 %gr_irep, %gr_ibase, %gr_issh, %gr_itid, %gr_ibwv, %gr_iu<16>;\n"
-                          "\t.reg .b32 %gr_ibar, %gr_iwep, %gr_iflg, %gr_ihc, %gr_iht, %gr_ihl;\n"
+                          "\t.reg .b32 %gr_ibar, %gr_iht, %gr_ihl;\n"
                           "\t.reg .b64 %gr_itp, %gr_ihp, %gr_ibw, %gr_iww, %gr_id<8>, %gr_iw<4>;\n");
 }
 
@@ -143,25 +146,61 @@ void gr_gpu_inline_prologue(gr_strbuf *out, const gr_gpu_inline_module *mod) {
     if (mod->simple_sync) {
         gr_strbuf_append(out, "\tmov.u32 %gr_ibwv, 0;\n");
         gr_gpu_inline_reload_block_word(out);
-        gr_strbuf_append(out, "\tmov.u32 %gr_ibar, 0;\n\tmov.u32 %gr_iwep, 0;\n\tmov.u32 %gr_iflg, 0;\n"
-                              "\tmov.u32 %gr_ihc, 0;\n\tmov.u32 %gr_iht, 0;\n\tmov.u32 %gr_ihl, 0;\n");
+        gr_strbuf_append(out, "\tmov.u32 %gr_ibar, 0;\n\tmov.u32 %gr_iht, 0;\n\tmov.u32 %gr_ihl, 0;\n");
         gr_gpu_inline_reload_record(out);
     }
 }
 
-/* The thread's record and barrier history as simple_sync modules keep them: %gr_ibar (bar,
- * and wbar: no thread of such a module arrives without waiting), %gr_iwep, %gr_iflg (taint,
- * fence, strong_read, touched), %gr_ihc/%gr_iht/%gr_ihl (count, trace, last). */
+/* The thread's record and barrier history as simple_sync modules keep them, in three
+ * registers: %gr_ibar holds bar (= wbar: no thread of such a module arrives without waiting,
+ * = the history's count: every barrier is a full waiting one) in bits 0..30 and touched in
+ * bit 31 (a site uses only the epoch's low byte); %gr_iht and %gr_ihl the history's trace and
+ * last barrier. The other fields are 0 or dead there: wep but under the lockstep warp model
+ * (which every site and barrier leaves to its hook, and which the flush leaves in memory),
+ * taint and fence_level (set only by acquires and fences), strong_read (read only by fences).
+ * The addresses are computed here (the rep field is the thread's linear id times 16) rather
+ * than kept in registers for the whole function. */
+#define RECORD_TOUCHED 0x80000000u
+static void emit_record_addresses(gr_strbuf *out) {
+    gr_strbuf_appendf(out,
+                      "\t.reg .b64 %%gr_rp, %%gr_hp;\n"
+                      "\t.reg .b32 %%gr_ro, %%gr_rb, %%gr_rf;\n"
+                      "\tand.b32 %%gr_ro, %%gr_irep, %" PRIu32 ";\n"
+                      "\tld.const.u64 %%gr_rp, [" GR_RT_PARAMS_NAME "+%u];\n"
+                      "\tmad.wide.u32 %%gr_rp, %%gr_ro, 1, %%gr_rp;\n"
+                      "\tld.const.u64 %%gr_hp, [" GR_RT_PARAMS_NAME "+%u];\n"
+                      "\tmad.wide.u32 %%gr_hp, %%gr_ro, 1, %%gr_hp;\n",
+                      (uint32_t)GR_FSM_M_REP, RT_OFF(threads), RT_OFF(bar_hist));
+}
+
 void gr_gpu_inline_flush_record(gr_strbuf *out) {
-    gr_strbuf_append(out,
-                     "\t@%gr_ion st.global.v4.u32 [%gr_itp], {%gr_ibar, %gr_iwep, %gr_iflg, %gr_ibar};\n"
-                     "\t@%gr_ion st.global.v4.u32 [%gr_ihp], {%gr_ihc, %gr_iht, %gr_ihl, 0};\n");
+    unsigned touched_shift = 8u * ((unsigned)offsetof(gr_rt_thread, touched) - 8u);
+    gr_strbuf_append(out, "\t{\n");
+    emit_record_addresses(out);
+    gr_strbuf_appendf(out,
+                      "\tand.b32 %%gr_rb, %%gr_ibar, %" PRIu32 ";\n"
+                      "\tshr.u32 %%gr_rf, %%gr_ibar, 31;\n"
+                      "\tshl.b32 %%gr_rf, %%gr_rf, %u;\n"
+                      "\t@%%gr_ion st.global.u32 [%%gr_rp], %%gr_rb;\n"
+                      "\t@%%gr_ion st.global.v2.u32 [%%gr_rp+%u], {%%gr_rf, %%gr_rb};\n"
+                      "\t@%%gr_ion st.global.v4.u32 [%%gr_hp], {%%gr_rb, %%gr_iht, %%gr_ihl, 0};\n"
+                      "\t}\n",
+                      ~RECORD_TOUCHED, touched_shift, (unsigned)offsetof(gr_rt_thread, taint));
 }
 
 void gr_gpu_inline_reload_record(gr_strbuf *out) {
-    gr_strbuf_append(out,
-                     "\t@%gr_ion ld.global.v4.u32 {%gr_ibar, %gr_iwep, %gr_iflg, %gr_iu0}, [%gr_itp];\n"
-                     "\t@%gr_ion ld.global.v4.u32 {%gr_ihc, %gr_iht, %gr_ihl, %gr_iu0}, [%gr_ihp];\n");
+    unsigned touched_shift = 8u * ((unsigned)offsetof(gr_rt_thread, touched) - 8u);
+    gr_strbuf_append(out, "\t{\n");
+    emit_record_addresses(out);
+    gr_strbuf_appendf(out,
+                      "\t@%%gr_ion ld.global.v4.u32 {%%gr_rb, %%gr_iu0, %%gr_rf, %%gr_iu0}, [%%gr_rp];\n"
+                      "\t@%%gr_ion ld.global.v4.u32 {%%gr_iu0, %%gr_iht, %%gr_ihl, %%gr_iu0}, [%%gr_hp];\n"
+                      "\tshr.u32 %%gr_rf, %%gr_rf, %u;\n"
+                      "\tsetp.ne.u32 %%gr_iq0, %%gr_rf, 0;\n"
+                      "\tselp.b32 %%gr_rf, %" PRIu32 ", 0, %%gr_iq0;\n"
+                      "\t@%%gr_ion or.b32 %%gr_ibar, %%gr_rb, %%gr_rf;\n"
+                      "\t}\n",
+                      touched_shift, RECORD_TOUCHED);
 }
 
 /* ---- one access site ------------------------------------------------------------------------ */
@@ -886,11 +925,9 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
      * %gr_iu3 keeps the full warp epoch (the word holds its low byte). */
     if (mod->simple_sync) {
         /* the record lives in registers (flushed before every call) */
-        gr_strbuf_append(out, "\tmov.u32 %gr_iu2, %gr_ibar;\n\tmov.u32 %gr_iu3, %gr_iwep;\n"
-                              "\tmov.u32 %gr_iu4, %gr_iflg;\n");
+        gr_strbuf_append(out, "\tmov.u32 %gr_iu2, %gr_ibar;\n\tmov.u32 %gr_iu3, 0;\n");
         if (!cas_empty_first) gr_strbuf_appendf(out, "\tld.volatile.%s.u64 %%gr_id4, [%s];\n", sp, sa);
-        gr_strbuf_appendf(out, "\tor.b32 %%gr_iflg, %%gr_iflg, %" PRIu32 ";\n",
-                          (uint32_t)1u << touched_shift);
+        gr_strbuf_appendf(out, "\tor.b32 %%gr_ibar, %%gr_ibar, %" PRIu32 ";\n", RECORD_TOUCHED);
     } else {
         gr_strbuf_appendf(out, "\tld.global.v4.u32 {%%gr_iu2, %%gr_iu3, %%gr_iu4, %%gr_iu5}, [%%gr_itp];\n");
         if (!cas_empty_first) gr_strbuf_appendf(out, "\tld.volatile.%s.u64 %%gr_id4, [%s];\n", sp, sa);
@@ -903,10 +940,10 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
                       "\tand.b32 %%gr_iu5, %%gr_iu3, %" PRIu32 ";\n"
                       "\tor.b32 %%gr_iu5, %%gr_iu5, %" PRIu32 ";\n",
                       (uint32_t)(GR_FSM_M_WEP >> low_bit(GR_FSM_M_WEP)), HI(single));
-    if (atomic) {
+    if (atomic && !mod->simple_sync) {
         /* the hook's rt_strong_effects: after a fence the atomic releases (the hook does it);
          * otherwise it only notes a strong read, which a later fence would turn into an
-         * acquire */
+         * acquire (simple_sync modules have no fence: nothing to do) */
         unsigned fence_shift = 8u * ((unsigned)offsetof(gr_rt_thread, fence_level) - 8u);
         unsigned strong_shift = 8u * ((unsigned)offsetof(gr_rt_thread, strong_read) - 8u);
         gr_strbuf_appendf(out,
@@ -914,14 +951,10 @@ bool gr_gpu_inline_access(gr_strbuf *out, const char *line, size_t len, uint32_t
                           "\tsetp.ne.u32 %%gr_iq0, %%gr_iu13, 0;\n"
                           "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_s;\n"
                           "\tand.b32 %%gr_iu13, %%gr_iu4, %" PRIu32 ";\n"
-                          "\tsetp.eq.u32 %%gr_iq0, %%gr_iu13, 0;\n",
-                          (uint32_t)0xffu << fence_shift, site, (uint32_t)0xffu << strong_shift);
-        if (mod->simple_sync)
-            gr_strbuf_appendf(out, "\t@%%gr_iq0 or.b32 %%gr_iflg, %%gr_iflg, %" PRIu32 ";\n",
-                              (uint32_t)1u << strong_shift);
-        else
-            gr_strbuf_appendf(out, "\t@%%gr_iq0 st.global.u8 [%%gr_itp+%u], %%gr_ih;\n",
-                              (unsigned)offsetof(gr_rt_thread, strong_read));
+                          "\tsetp.eq.u32 %%gr_iq0, %%gr_iu13, 0;\n"
+                          "\t@%%gr_iq0 st.global.u8 [%%gr_itp+%u], %%gr_ih;\n",
+                          (uint32_t)0xffu << fence_shift, site, (uint32_t)0xffu << strong_shift,
+                          (unsigned)offsetof(gr_rt_thread, strong_read));
     }
     if (size < 4)
         gr_strbuf_appendf(out,
@@ -1027,15 +1060,12 @@ bool gr_gpu_inline_barrier(gr_strbuf *out, const char *line, size_t len, uint32_
         GR_HOOK_SYNC_EVENT(c.info) != GR_HOOK_EV_BARRIER ||
         (c.info & (GR_HOOK_SYNC_HAS_COUNT | GR_HOOK_IN_LIBRARY)))
         return false;
-    unsigned touched_shift = 8u * ((unsigned)offsetof(gr_rt_thread, touched) - 8u);
     gr_strbuf_appendf(out,
                       "\t// inline barrier hook %" PRIu32 "\n"
                       "\t@!%%gr_ion bra $gr_b%" PRIu32 "_d;\n"
                       "\t@%%gr_ils bra $gr_b%" PRIu32 "_s;\n"
+                      "\tand.b32 %%gr_ibar, %%gr_ibar, %" PRIu32 ";\n"
                       "\tadd.u32 %%gr_ibar, %%gr_ibar, 1;\n"
-                      "\tmov.u32 %%gr_iwep, 0;\n"
-                      "\tand.b32 %%gr_iflg, %%gr_iflg, %" PRIu32 ";\n"
-                      "\tadd.u32 %%gr_ihc, %%gr_ihc, 1;\n"
                       "\tadd.u32 %%gr_iht, %%gr_iht, %" PRIu32 ";\n"
                       "\tmul.lo.u32 %%gr_iht, %%gr_iht, %" PRIu32 ";\n"
                       "\tshr.u32 %%gr_iu6, %%gr_iht, 15;\n"
@@ -1043,7 +1073,7 @@ bool gr_gpu_inline_barrier(gr_strbuf *out, const char *line, size_t len, uint32_
                       "\tmov.u32 %%gr_ihl, %" PRIu32 ";\n"
                       "\tbra.uni $gr_b%" PRIu32 "_d;\n"
                       "$gr_b%" PRIu32 "_s:\n",
-                      c.id, site, site, ~((uint32_t)0xffu << touched_shift), c.id + 1u,
+                      c.id, site, site, ~RECORD_TOUCHED, c.id + 1u,
                       (uint32_t)GR_RT_BAR_TRACE_MUL, c.id, site, site);
     gr_gpu_inline_flush_record(out);
     gr_strbuf_append_n(out, line, len);

@@ -479,13 +479,10 @@ Test(gpu_inline, plain_accesses_inline_strong_ones_call_the_hook) {
      * inline sites call the hook (without .uni) on their slow path only. */
     cr_expect_eq(count_of(ptx, "call.uni \t__gr_hook_access"), 2u, "%s", ptx);
     cr_expect_eq(count_of(ptx, "call __gr_hook_access"), 6u);
-    /* the atomics note the thread's strong read, as rt_strong_effects does (in a register in
-     * this simple-sync module) */
+    /* In this simple-sync module no fence can read the thread's strong_read flag: the atomics
+     * leave the record alone. */
     cr_expect(st.simple_sync);
-    char strong[64];
-    snprintf(strong, sizeof strong, "@%%gr_iq0 or.b32 %%gr_iflg, %%gr_iflg, %u;",
-             1u << (8u * ((unsigned)offsetof(gr_rt_thread, strong_read) - 8u)));
-    cr_expect_eq(count_of(ptx, strong), 2u);
+    cr_expect_eq(count_of(ptx, "st.global.u8 [%gr_itp+"), 0u);
     assert_links_for_sm_90(m, &o);
     free(ptx);
     /* Off: every hook is a call, as before. */
@@ -493,6 +490,35 @@ Test(gpu_inline, plain_accesses_inline_strong_ones_call_the_hook) {
     cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, &st, &err), "%s", err.message);
     cr_expect_eq(st.inline_sites, 0u);
     cr_expect(strstr(ptx, "%gr_ion") == NULL && strstr(ptx, "inline check") == NULL);
+    free(ptx);
+    ptx_module_free(m);
+}
+
+/* With a fence in the module (not simple-sync), an inline atomic notes the thread's strong
+ * read in its record and leaves a thread that fenced to the hook (the release). */
+Test(gpu_inline, atomics_after_a_fence_call_the_hook) {
+    ptx_module *m = compile_or_die(
+        "extern \"C\" __global__ void f(int *counter, int *data) {\n"
+        "  data[threadIdx.x] = 1;\n"
+        "  __threadfence();\n"
+        "  atomicAdd(counter, 1);\n"
+        "}\n",
+        "fence.cu");
+    gr_gpu_options o = inline_options();
+    char *ptx = NULL;
+    gr_gpu_prep_stats st;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, &st, &err), "%s", err.message);
+    cr_expect(!st.simple_sync);
+    cr_expect_eq(st.inline_sites, 2u, "the store and the atomic");
+    char strong[64], fence[64];
+    snprintf(strong, sizeof strong, "st.global.u8 [%%gr_itp+%u], %%gr_ih;",
+             (unsigned)offsetof(gr_rt_thread, strong_read));
+    snprintf(fence, sizeof fence, "and.b32 %%gr_iu13, %%gr_iu4, %u;",
+             0xffu << (8u * ((unsigned)offsetof(gr_rt_thread, fence_level) - 8u)));
+    cr_expect_eq(count_of(ptx, strong), 1u);
+    cr_expect_eq(count_of(ptx, fence), 1u);
+    assert_links_for_sm_90(m, &o);
     free(ptx);
     ptx_module_free(m);
 }
@@ -594,8 +620,8 @@ Test(gpu_simple_sync, full_barriers_only_go_inline) {
      * them only around calls (the exit hook's, the lockstep path of each barrier) */
     cr_expect(strstr(ptx, "ld.global.v4.u32 {%gr_iu2, %gr_iu3, %gr_iu4, %gr_iu5}, [%gr_itp]") == NULL);
     size_t calls = count_of(ptx, "call.uni \t__gr_hook_sync") + count_of(ptx, "call __gr_hook_access");
-    cr_expect_eq(count_of(ptx, "st.global.v4.u32 [%gr_itp]"), calls, "%s", ptx);
-    cr_expect_eq(count_of(ptx, "ld.global.v4.u32 {%gr_ibar, %gr_iwep, %gr_iflg, %gr_iu0}, [%gr_itp]"),
+    cr_expect_eq(count_of(ptx, "st.global.u32 [%gr_rp], %gr_rb;"), calls, "%s", ptx);
+    cr_expect_eq(count_of(ptx, "ld.global.v4.u32 {%gr_rb, %gr_iu0, %gr_rf, %gr_iu0}, [%gr_rp]"),
                  calls + 1, "after each call, and in the prologue");
     assert_links_for_sm_90(m, &o);
     free(ptx);
