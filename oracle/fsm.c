@@ -46,7 +46,12 @@ typedef struct fsm_barrier {
 
 typedef struct fsm_block {
     uint8_t regular;      /* barrier epochs order accesses (gr_fsm_ctx.block_regular) */
-    uint8_t epochs;       /* barrier epochs are comparable (gr_fsm_ctx.block_epochs) */
+    /* Barrier epochs are comparable (gr_fsm_ctx.block_epochs): every instance's arrivers came
+     * from one epoch, no two instances from the same one, and no warp sync joined lanes of
+     * different epochs. Then every chain of barriers and warp syncs from one access to another
+     * moves to a later epoch, so accesses at one epoch are unordered by them, whatever exits
+     * and partial instances did to `regular`. */
+    uint8_t epochs;
     uint8_t max_taint;
     uint32_t live;
     uint32_t pending;     /* barrier instances with arrivals, not yet complete */
@@ -740,6 +745,21 @@ static void warp_sync(gr_fsm *f, uint32_t block, uint32_t warp, uint32_t mask) {
         if ((mask >> l & 1u) && f->threads[base + l].taint > taint) taint = f->threads[base + l].taint;
     bool full = (mask & live) == live;
     if (!full) f->warp_regular[block * f->wpb + warp] = 0;
+    /* Lanes at different barrier epochs (one arrived without waiting, or a partial instance
+     * split the warp): the sync orders a lane's accesses before a lane at an earlier epoch,
+     * which may then reach a barrier with others at that epoch, so same-epoch accesses may be
+     * ordered. Lanes at one epoch of which one waited later (the other only arrived): the
+     * arriver becomes ordered after what its bar_lag says it is not. */
+    uint32_t sync_live = mask & live;
+    if (sync_live) {
+        const fsm_thread *t0 = &f->threads[base + (uint32_t)__builtin_ctz(sync_live)];
+        fsm_block *b = &f->blocks[block];
+        for (uint32_t m = sync_live; m; m &= m - 1) {
+            const fsm_thread *t = &f->threads[base + (uint32_t)__builtin_ctz(m)];
+            if (t->bar != t0->bar) b->regular = b->epochs = 0;
+            else if (t->wbar != t0->wbar) b->regular = 0;
+        }
+    }
     for (uint32_t l = 0; l < f->ws && warp * f->ws + l < f->tpb; l++) {
         if (!(mask >> l & 1u)) continue;
         fsm_thread *t = &f->threads[base + l];
@@ -747,6 +767,24 @@ static void warp_sync(gr_fsm *f, uint32_t block, uint32_t warp, uint32_t mask) {
         if (taint > t->taint) t->taint = taint;
     }
     refresh_warp_step(f, block, warp);
+}
+
+/* The first arrival at an instance of barrier `id` of `block`, from `epoch`. Epochs name
+ * instances (a thread's n-th instance is every thread's n-th) only while no other instance
+ * came from the same epoch: a pending one, or one a thread already passed (it is past
+ * `epoch`). Two subsets meeting at separate instances stay unordered with each other, but
+ * "waited since the epoch of a write" would no longer mean "waited where the writer arrived". */
+static void start_instance(gr_fsm *f, uint32_t block, uint32_t id, uint32_t epoch) {
+    fsm_block *b = &f->blocks[block];
+    b->bar[id].epoch = epoch;
+    b->pending++;
+    if (!b->epochs) return;
+    bool twice = false;
+    for (uint32_t j = 0; j < MAX_BARRIERS; j++)
+        twice |= j != id && b->bar[j].arrived && b->bar[j].epoch == epoch;
+    const fsm_thread *t = &f->threads[block * f->tpb];
+    for (uint32_t i = 0; i < f->tpb && !twice; i++) twice = t[i].bar > epoch;
+    if (twice) b->regular = b->epochs = 0;
 }
 
 /* An instance is "full" when every live thread of the block arrived at it as its same n-th
@@ -757,8 +795,7 @@ static void barrier_arrive(gr_fsm *f, fsm_thread *t, uint32_t id, bool waits) {
     fsm_block *b = &f->blocks[t->block];
     fsm_barrier *bar = &b->bar[id];
     if (bar->arrived == 0) {
-        bar->epoch = t->bar;
-        b->pending++;
+        start_instance(f, t->block, id, t->bar);
     } else if (bar->epoch != t->bar) {
         b->regular = b->epochs = 0;
     }
@@ -773,9 +810,10 @@ static void barrier_arrive(gr_fsm *f, fsm_thread *t, uint32_t id, bool waits) {
      * warp's lanes no longer share warp epochs until they all wait at one instance. Its epoch
      * may now pass instances it did not wait at, while a thread that exited no longer arrives
      * at later instances, so "waited at a later instance" would stop meaning "ordered after
-     * it": bar.arrive and an exit after accesses together make the block irregular. */
+     * it": bar.arrive and an exit after accesses together make the block irregular. Epochs
+     * stay comparable (an arrival still moves to the instance's next epoch). */
     b->split = 1;
-    if (b->exited_after_access) b->regular = b->epochs = 0;
+    if (b->exited_after_access) b->regular = 0;
     t->bar++;
     t->wep = 0;
     f->warp_regular[t->warp] = 0;
@@ -789,8 +827,7 @@ static void arrive_in_step(gr_fsm *f, fsm_thread *lane0, uint32_t lane_mask, uin
     fsm_block *b = &f->blocks[t0->block];
     fsm_barrier *bar = &b->bar[id];
     if (bar->arrived == 0) {
-        bar->epoch = t0->bar;
-        b->pending++;
+        start_instance(f, t0->block, id, t0->bar);
     } else if (bar->epoch != t0->bar) {
         b->regular = b->epochs = 0;
     }
@@ -816,7 +853,10 @@ static bool barrier_complete(gr_fsm *f, uint32_t block, uint32_t id, gr_error *e
     if (bar->arrived == 0)
         return gr_fail(err, GR_ERR_INTERNAL, "barrier %u of block %u completes with no arrival", id,
                        block);
-    if (bar->arrived - bar->gone != b->live) b->regular = b->epochs = 0;
+    /* An instance without every live thread (a thread count below the block's) leaves the
+     * others behind: a later epoch no longer means "waited after them". Its arrivers all came
+     * from one epoch (barrier_arrive), so epochs stay comparable. */
+    if (bar->arrived - bar->gone != b->live) b->regular = 0;
     /* Warp by warp, in one pass over its lanes: the waiters move on, and the warp's flags are
      * recomputed (a lane's update touches only that lane). */
     uint8_t waiting = (uint8_t)(id + 1), taint = bar->taint;
@@ -943,7 +983,7 @@ bool gr_fsm_event(gr_fsm *f, const gr_event *ev, gr_error *err) {
         if (t->touched) b->regular = 0; /* epochs stay comparable: not b->epochs */
         if (t->ever_touched) {
             b->exited_after_access = 1;
-            if (b->split) b->regular = b->epochs = 0;
+            if (b->split) b->regular = 0; /* see barrier_arrive() */
         }
         /* Pending instances it arrived at (bar.arrive) count it no longer as a live thread. */
         for (uint32_t id = 0; b->pending && id < MAX_BARRIERS; id++)

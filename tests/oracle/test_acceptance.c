@@ -251,6 +251,84 @@ Test(acceptance, named_barrier_partial_count_racy) {
     cr_expect_eq(fsm.signatures + (fsm.undecided > 0), 1, "FSM: a race or a counted undecided");
 }
 
+/* sync/named_arrive_too_early_race.cu in the order its -G build runs: warp 0 arrives at named
+ * barrier 1, stores and exits before warp 1, which waited, loads. bar.arrive plus an exit after
+ * accesses ends barrier ordering, but not "same epoch, unordered": the FSM decides the race. */
+Test(acceptance, named_barrier_store_after_arrive_then_exit) {
+    trace_init(&tr, 1, 64, 32);
+    for (uint32_t l = 0; l < 32; l++) tr_arrive(&tr, l, 1, 64, false);
+    for (uint32_t l = 32; l < 64; l++) tr_arrive(&tr, l, 1, 64, true);
+    tr_complete(&tr, 0, 1);
+    for (uint32_t l = 0; l < 32; l++) tr_access_i(&tr, l, GR_SPACE_SHARED, 4 * l, 4, GR_ACCESS_WRITE, 1);
+    for (uint32_t l = 0; l < 32; l++) tr_exit(&tr, l);
+    for (uint32_t l = 32; l < 64; l++)
+        tr_access_i(&tr, l, GR_SPACE_SHARED, 4 * (63 - l), 4, GR_ACCESS_READ, 2);
+    expect_decided(GR_WARP_ITS, true, 0);
+}
+
+/* sync/named_subset_outsider_race.cu in the order its -G build runs: warps 0 and 1 store and
+ * meet at bar.sync 1, 64; warp 2, which takes no part, reads warp 0's slots after the instance
+ * completed. The partial instance ends barrier ordering for the block, but warp 2 is still at
+ * the stores' epoch: the FSM decides the race. */
+Test(acceptance, named_subset_outsider_reads_after_the_instance) {
+    trace_init(&tr, 1, 96, 32);
+    for (uint32_t l = 0; l < 64; l++) tr_access_i(&tr, l, GR_SPACE_SHARED, 4 * l, 4, GR_ACCESS_WRITE, 1);
+    for (uint32_t l = 0; l < 64; l++) tr_arrive(&tr, l, 1, 64, true);
+    tr_complete(&tr, 0, 1);
+    for (uint32_t l = 64; l < 96; l++)
+        tr_access_i(&tr, l, GR_SPACE_SHARED, 4 * (l - 64), 4, GR_ACCESS_READ, 2);
+    expect_decided(GR_WARP_ITS, true, 0);
+}
+
+/* Lane 0 arrives, stores, then __syncwarp with lane 1, which has not arrived yet; lane 1 then
+ * waits at the instance with thread 2 (another warp), which loads. Ordered (store -> warp sync
+ * -> lane 1's arrival -> completion), though the store and the load share a barrier epoch. */
+Test(acceptance, warp_sync_orders_a_lane_before_one_an_epoch_behind) {
+    trace_init(&tr, 1, 3, 2);
+    tr_arrive(&tr, 0, 0, 0, false);
+    tr_write(&tr, 0, GR_SPACE_SHARED, 0, 4);
+    tr_warp_sync(&tr, 0, 0, 3u);
+    tr_arrive(&tr, 1, 0, 0, true);
+    tr_arrive(&tr, 2, 0, 0, true);
+    tr_complete(&tr, 0, 0);
+    tr_read(&tr, 2, GR_SPACE_SHARED, 0, 4);
+    expect(GR_WARP_ITS, false, 0);
+}
+
+/* Thread 3 only arrives; thread 2 of its warp waits, after thread 0's store, and then
+ * __syncwarp passes that order to thread 3, whose bar_lag says it has none: no race. */
+Test(acceptance, warp_sync_orders_an_arriver_after_a_waiter) {
+    trace_init(&tr, 1, 4, 2);
+    tr_write(&tr, 0, GR_SPACE_SHARED, 0, 4);
+    tr_arrive(&tr, 3, 0, 0, false);
+    for (uint32_t t = 0; t < 3; t++) tr_arrive(&tr, t, 0, 0, true);
+    tr_complete(&tr, 0, 0);
+    tr_warp_sync(&tr, 0, 1, 3u);
+    tr_write(&tr, 3, GR_SPACE_SHARED, 0, 4);
+    expect(GR_WARP_ITS, false, 0);
+}
+
+/* Two instances from one epoch: thread 0 stores, arrives at barrier 1 (which never completes)
+ * and reads its store; threads 1 and 2 meet at barrier 0 (count 2), then thread 1 reads. It
+ * shares thread 0's read's epoch and waited since the store's, but not where thread 0 arrived:
+ * a race, which the FSM must not decide as ordered. */
+Test(acceptance, separate_instances_from_one_epoch) {
+    trace_init(&tr, 1, 4, 1);
+    tr_access_i(&tr, 0, GR_SPACE_SHARED, 0, 4, GR_ACCESS_WRITE, 1);
+    tr_arrive(&tr, 0, 1, 2, false);
+    tr_access_i(&tr, 0, GR_SPACE_SHARED, 0, 4, GR_ACCESS_READ, 2);
+    tr_arrive(&tr, 1, 0, 2, true);
+    tr_arrive(&tr, 2, 0, 2, true);
+    tr_complete(&tr, 0, 0);
+    tr_access_i(&tr, 1, GR_SPACE_SHARED, 0, 4, GR_ACCESS_READ, 3);
+    trace_result hb, fsm;
+    cr_assert(trace_run(&tr, GR_DETECTOR_HB, GR_WARP_ITS, &hb));
+    cr_assert(trace_run(&tr, GR_DETECTOR_FSM, GR_WARP_ITS, &fsm));
+    cr_expect_eq(hb.signatures, 1);
+    cr_expect_leq(fsm.signatures, 1);
+    cr_expect_eq(fsm.signatures + (fsm.undecided > 0), 1, "FSM: a race or a counted undecided");
+}
+
 /* Message passing between blocks 0 and 1 with device fences, while a thread of block 2 writes
  * the data with no synchronization at all: the FSM finds that race although block 1 acquired. */
 Test(acceptance, message_passing_plus_unsynchronized_writer) {

@@ -534,3 +534,176 @@ Test(exhaustive, random_traces_more_threads, .timeout = 120) {
     gr_detector_destroy(c.hb);
     gr_detector_destroy(c.fsm);
 }
+
+/* Random traces with named barriers: ids 0 and 1, each instance for the whole block or for a
+ * thread count (which may leave threads out), waiting or only arriving; __syncwarp of the whole
+ * warp or of lane pairs; exits. At most 6 threads, so that accesses stay below 32 (verdicts are
+ * bit masks of instruction ids). The exhaustive bound covers none of the counted instances. */
+enum { N_READ, N_WRITE, N_SYNC, N_ARRIVE, N_WSYNC, N_WSYNC_PAIR };
+typedef struct named_op {
+    int kind, addr, id, count; /* addr 0..2 shared words, 3 a global word; count 0: the block */
+} named_op;
+typedef struct named_sched {
+    named_op prog[6][MAX_PER_THREAD];
+    int len[6], pc[6], wait[6], done[6];
+    int arrived[6][2];           /* at the pending instance of barrier id */
+    int count[2][2], expect[2][2]; /* per block and id: arrivals, and the instance's count */
+    uint32_t next_instr;
+} named_sched;
+
+static void named_exit(checker *c, named_sched *s, uint32_t t) {
+    gr_event e = {.type = GR_EV_THREAD_EXIT};
+    e.u.exit.thread = t;
+    push(c, e);
+    s->done[t] = 1;
+}
+
+/* Completes every instance whose count is reached (the whole block: every live thread
+ * arrived) and every warp sync whose live lanes all wait; repeats while something completed. */
+static void named_complete(checker *c, named_sched *s) {
+    const config *g = c->cfg;
+    for (bool again = true; again;) {
+        again = false;
+        for (uint32_t b = 0; b < g->blocks; b++)
+            for (int id = 0; id < 2; id++) {
+                if (!s->count[b][id]) continue;
+                bool full = s->count[b][id] >= s->expect[b][id];
+                if (!s->expect[b][id])
+                    for (uint32_t t = b * g->tpb; t < (b + 1) * g->tpb; t++)
+                        full &= s->done[t] || s->arrived[t][id];
+                if (!full) continue;
+                gr_event e = {.type = GR_EV_BARRIER_COMPLETE};
+                e.u.complete.block = b;
+                e.u.complete.barrier = (uint32_t)id;
+                push(c, e);
+                for (uint32_t t = b * g->tpb; t < (b + 1) * g->tpb; t++) {
+                    s->arrived[t][id] = 0;
+                    if (s->wait[t] == 10 + id) s->wait[t] = 0;
+                }
+                s->count[b][id] = 0;
+                again = true;
+            }
+        for (uint32_t t = 0; t < g->nthreads; t++) {
+            if (s->done[t] || (s->wait[t] != 1 && s->wait[t] != 2)) continue;
+            uint32_t b = t / g->tpb, w = (t % g->tpb) / g->ws, lane = (t % g->tpb) % g->ws;
+            uint32_t first = b * g->tpb + w * g->ws, mask = 0;
+            bool all = true;
+            for (uint32_t u = first; u < first + g->ws && u < (b + 1) * g->tpb; u++) {
+                uint32_t ul = (u % g->tpb) % g->ws;
+                if (s->done[u] || (s->wait[t] == 2 && ul / 2 != lane / 2)) continue;
+                all &= s->wait[u] == s->wait[t];
+                mask |= 1u << ul;
+            }
+            if (!all) continue;
+            gr_event e = {.type = GR_EV_WARP_SYNC};
+            e.u.warp.block = b;
+            e.u.warp.warp = w;
+            e.u.warp.mask = mask;
+            push(c, e);
+            for (uint32_t l = 0; l < g->ws; l++)
+                if (mask >> l & 1u) s->wait[first + l] = 0;
+            again = true;
+        }
+    }
+}
+
+static void named_step(checker *c, named_sched *s, uint32_t t) {
+    const config *g = c->cfg;
+    const named_op *o = &s->prog[t][s->pc[t]++];
+    uint32_t b = t / g->tpb;
+    if (o->kind == N_READ || o->kind == N_WRITE) {
+        gr_event e = {.type = GR_EV_ACCESS};
+        e.u.access = (gr_access){.addr = 4u * (uint32_t)(o->addr % 3), .thread = t,
+                                 .instr = s->next_instr++,
+                                 .space = o->addr == 3 ? GR_SPACE_GLOBAL : GR_SPACE_SHARED,
+                                 .kind = o->kind == N_WRITE ? GR_ACCESS_WRITE : GR_ACCESS_READ,
+                                 .size = 4};
+        push(c, e);
+    } else if (o->kind == N_SYNC || o->kind == N_ARRIVE) {
+        if (!s->count[b][o->id]) s->expect[b][o->id] = o->count;
+        gr_event e = {.type = GR_EV_BARRIER_ARRIVE};
+        e.u.arrive.thread = t;
+        e.u.arrive.barrier = (uint32_t)o->id;
+        e.u.arrive.expected = (uint32_t)s->expect[b][o->id];
+        e.u.arrive.waits = o->kind == N_SYNC;
+        push(c, e);
+        s->count[b][o->id]++;
+        s->arrived[t][o->id] = 1;
+        if (o->kind == N_SYNC) s->wait[t] = 10 + o->id;
+    } else {
+        s->wait[t] = o->kind == N_WSYNC ? 1 : 2;
+    }
+    if (s->pc[t] == s->len[t] && !s->wait[t]) named_exit(c, s, t);
+    named_complete(c, s);
+    for (uint32_t u = 0; u < g->nthreads; u++)
+        if (!s->done[u] && !s->wait[u] && s->pc[u] == s->len[u]) {
+            named_exit(c, s, u);
+            named_complete(c, s);
+            u = (uint32_t)-1; /* an exit may release others: look again from the start */
+        }
+}
+
+Test(exhaustive, random_traces_named_barriers, .timeout = 120) {
+    static const config shapes[] = {
+        {"named: 4 threads, 2 warps", 1, 4, 2, 4, {0, 1, 2, 3}, {0}, 0},
+        {"named: 6 threads, 3 warps", 1, 6, 2, 6, {0, 1, 2, 3, 4, 5}, {0}, 0},
+        {"named: 6 threads, 2 warps of 3", 1, 6, 3, 6, {0, 1, 2, 3, 4, 5}, {0}, 0},
+        {"named: 2 blocks of 3 threads", 2, 3, 2, 6, {0, 1, 2, 3, 4, 5}, {0}, 0},
+    };
+    uint64_t seed = 0x2545f4914f6cdd1dULL;
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        static checker c;
+        const config *g = &shapes[k];
+        memset(&c, 0, sizeof c);
+        make_detectors(&c, g);
+        for (int run = 0; run < 150000; run++) {
+            static named_sched s;
+            memset(&s, 0, sizeof s);
+            s.next_instr = 1;
+            for (uint32_t t = 0; t < g->nthreads; t++) {
+                s.len[t] = (int)(rng_next(&seed) % (MAX_PER_THREAD + 1));
+                for (int i = 0; i < s.len[t]; i++) {
+                    uint64_t x = rng_next(&seed);
+                    int pick = (int)(x % 10), cnt = (int)((x >> 20) % 4);
+                    s.prog[t][i] = (named_op){
+                        .kind = pick < 3 ? N_READ : pick < 6 ? N_WRITE : pick < 8 ? N_SYNC
+                                : pick < 9 ? N_ARRIVE : (x >> 8) % 2 ? N_WSYNC : N_WSYNC_PAIR,
+                        .addr = (int)((x >> 12) % 4), .id = (int)((x >> 16) % 2),
+                        .count = cnt == 0 ? 0 : cnt == 1 ? (int)g->ws : cnt == 2 ? (int)(2 * g->ws)
+                                 : (int)((x >> 24) % g->tpb + 1)};
+                }
+            }
+            c.nev = 0;
+            for (uint32_t t = 0; t < g->nthreads; t++)
+                if (!s.len[t]) named_exit(&c, &s, t);
+            named_complete(&c, &s);
+            for (;;) {
+                uint32_t runnable[6], n = 0;
+                bool all_done = true;
+                for (uint32_t t = 0; t < g->nthreads; t++) {
+                    all_done &= s.done[t] != 0;
+                    if (s.done[t] || s.wait[t]) continue;
+                    const named_op *o = &s.prog[t][s.pc[t]];
+                    /* not twice at one pending instance */
+                    if ((o->kind == N_SYNC || o->kind == N_ARRIVE) && s.arrived[t][o->id]) continue;
+                    runnable[n++] = t;
+                }
+                if (all_done) check_trace(&c);
+                else if (n == 0) c.deadlocks++;
+                if (all_done || n == 0) break;
+                named_step(&c, &s, runnable[rng_next(&seed) % n]);
+            }
+        }
+        printf("random [%s]: %llu traces, %llu decided, %llu racy, %llu access mismatches, "
+               "%llu kind mismatches, %llu unsound\n",
+               g->name, (unsigned long long)c.traces, (unsigned long long)c.decided,
+               (unsigned long long)c.racy, (unsigned long long)c.mismatch,
+               (unsigned long long)c.kind_mismatch, (unsigned long long)c.unsound);
+        cr_expect_gt(c.decided, 0);
+        cr_expect_eq(c.mismatch, 0, "[%s]", g->name);
+        cr_expect_eq(c.kind_mismatch, 0, "[%s]", g->name);
+        cr_expect_eq(c.unsound, 0, "[%s]", g->name);
+        gr_detector_destroy(c.hb);
+        gr_detector_destroy(c.fsm);
+    }
+}
