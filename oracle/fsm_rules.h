@@ -432,9 +432,14 @@ GR_FSM_FN gr_fsm_u64 gr_fsm_update_slow(gr_fsm_u64 w, gr_fsm_u64 single, const g
     } else {
         conflict = overlap_all && (a->write || writer_unordered) ? GR_FSM_YES : GR_FSM_MAYBE;
     }
-    /* Atomic incompatibility: a non-atomic side, or a scope that misses the other block. */
+    /* Atomic incompatibility: a non-atomic side, or a scope that misses the other block.
+     * Members all in one other block, one of them a block-scope atomic: that one's scope
+     * misses the access; when every member conflicts (the access writes, or every member
+     * does: then `conflict` below is YES only if all overlap), the pair is a certain race
+     * whichever side came first. */
     gr_fsm_u32 incompat;
     if (!a->atomic || ptri == GR_FSM_TRI_ALL || (cross && a->cta)) incompat = GR_FSM_YES;
+    else if (all_unordered && some_cta && (a->write || wtri == GR_FSM_TRI_ALL)) incompat = GR_FSM_YES;
     else if (ptri == GR_FSM_TRI_SOME || (cross && some_cta)) incompat = GR_FSM_MAYBE;
     else incompat = GR_FSM_NO;
 

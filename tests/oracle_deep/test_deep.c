@@ -57,7 +57,6 @@ Test(deep, fsm_agrees_with_hb, .timeout = 300) {
 
 /* Merging equal joint states must not change a single count. */
 Test(deep, memoization_loses_nothing, .timeout = 300) {
-    bool undecided = false;
     for (int k = 0; k < 4; k++) {
         deep_counts m = run(k, 5, 2, true, DEEP_SOUND);
         deep_counts w = run(k, 5, 2, false, DEEP_SOUND);
@@ -68,10 +67,10 @@ Test(deep, memoization_loses_nothing, .timeout = 300) {
                   deep_placements[k].name, m.traces, m.decided, m.racy, m.mismatches, w.traces,
                   w.decided, w.racy, w.mismatches);
         cr_expect(m.racy > 0, "[%s] the bound shows races", deep_placements[k].name);
-        undecided |= m.decided < m.traces;
     }
-    cr_expect(undecided, "the bound shows traces the FSM leaves undecided");
-    /* One placement one operation further, where undecided traces abound. */
+    /* One placement one operation further, where undecided traces abound (at 2 in all the
+     * FSM decides every trace since it reports a block-scope atomic against a device-scope
+     * one of another block in either order). */
     deep_counts m = run(2, 5, 3, true, DEEP_SOUND);
     deep_counts w = run(2, 5, 3, false, DEEP_SOUND);
     cr_expect(m.traces == w.traces && m.decided == w.decided && m.racy == w.racy &&
