@@ -1,9 +1,10 @@
 /* inline_access.h — the common path of __gr_hook_access emitted as PTX at each access site.
  *
  * ptxas does not inline .func calls, so every instrumented access used to pay a real call.
- * For a plain (weak, non-atomic, non-volatile) global, shared or generic access whose info word
- * is a constant, the module pass (module.c) replaces the hook call by inline PTX that finds the
- * shadow word and decides the cases gr_fsm_quick() decides, exactly as the hook would:
+ * For a plain (weak, non-atomic, non-volatile) global, shared or generic access, or a relaxed
+ * device-scope atomic of 4 bytes, whose info word is a constant, the module pass (module.c)
+ * replaces the hook call by inline PTX that finds the shadow word and decides, exactly as the
+ * hook would, the cases gr_fsm_quick() decides and the joins that cannot report anything:
  *   - the word already holds this thread's same kind of access at the same epochs: nothing;
  *   - the word is empty: CAS it to the access alone;
  *   - the access is ordered after every member (same thread, or a barrier of a regular block
@@ -13,6 +14,11 @@
  *     no writer among them or an OLDW word (broadcast reads): the word's union with the read,
  *     a warp or block summary; when that equals the old word but for the latest member and
  *     instruction (a summary the read already belongs to), nothing; else CAS;
+ *   - a read of another block's members or a grid summary, none of them a writer: a loose
+ *     grid summary (nothing when only the latest member changes);
+ *   - a device-scope atomic on a word whose members are all such atomics: the access alone
+ *     (ordered, or same thread), a warp/block summary (this block, same epochs), a loose grid
+ *     summary (other blocks);
  * and calls the hook, unchanged, for everything else (module .global variables, out of
  * bounds, words the rules must look at). A lost CAS decides again on the word that won (a
  * few times, then the hook). Accesses of 8 or 16 bytes check every granule and take only the
