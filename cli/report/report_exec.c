@@ -59,6 +59,16 @@ static void fill_access(const gr_report_exec_context *ctx, uint32_t id, const gr
     ptx_srcloc frames[MAX_INLINE];
     int n = ctx->srcmap ? ptx_srcmap_inline_chain(ctx->srcmap, id, frames, MAX_INLINE) : 0;
     int u = ptx_srcmap_user_frame(frames, n, ctx->user_file);
+    /* `.loc F 0 0`: the compiler names no line (an address or load it shares between unrolled
+     * iterations). The statement it feeds is the next one with a line: the nearest later
+     * instruction of the same function (a few at most) with a line in the user's file. */
+    for (uint32_t k = 1; insn && n > 0 && !(u >= 0 && frames[u].line > 0) && k <= 8; k++) {
+        const ptx_function *fn2 = NULL;
+        const ptx_insn *next = ptx_module_insn(ctx->module, id + k, &fn2);
+        if (!next || fn2 != fn || next->ptx_line <= insn->ptx_line) break;
+        n = ptx_srcmap_inline_chain(ctx->srcmap, id + k, frames, MAX_INLINE);
+        u = ptx_srcmap_user_frame(frames, n, ctx->user_file);
+    }
     if (u >= 0 && frames[u].file && frames[u].line > 0) {
         /* the user's file as the user spelled it, not the compiler's absolute path */
         a->file = ctx->user_file && ptx_srcmap_same_file(frames[u].file, ctx->user_file)
@@ -80,7 +90,8 @@ static void fill_access(const gr_report_exec_context *ctx, uint32_t id, const gr
             a->ninlined++;
         }
         a->inlined_at = s->chain;
-    } else if (insn && ctx->module && ctx->module->source_name && insn->ptx_line) {
+    } else if (insn && ctx->module && ctx->module->source_name && insn->ptx_line &&
+               ctx->module->nlocs == 0) {
         /* PTX input without .loc: point into the PTX text itself */
         a->file = ctx->module->source_name;
         a->line = (int)insn->ptx_line;

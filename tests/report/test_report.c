@@ -10,6 +10,9 @@
 
 #include "cli/report/report.h"
 #include "cli/report/report_exec.h"
+#include "jit/ptx/ptx_parse.h"
+#include "jit/ptx/ptx_print.h"
+#include "jit/ptx/ptx_srcmap.h"
 #include "cli/report/suppress.h"
 #include "common/file.h"
 
@@ -660,4 +663,53 @@ Test(exec, other_classes_keep_the_backend_message) {
     cr_assert_not_null(strstr(t, "error: device fault: trap executed"));
     free(t);
     gr_report_free(&r);
+}
+
+/* `.loc 1 0 0` names no line (a load shared by unrolled iterations): the access is reported at
+ * the next line the compiler names, never at the PTX text's line number. */
+Test(exec, an_instruction_without_a_line_takes_the_next_one) {
+    static const char *ptx = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                             ".file 1 \"k.cu\"\n"
+                             ".visible .entry k(.param .u64 p)\n{\n"
+                             "\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n"
+                             "\t.loc 1 5 3\n\tld.param.u64 %rd1, [p];\n"
+                             "\t.loc 1 0 0\n\tld.shared.u32 %r1, [%rd1];\n"
+                             "\t.loc 1 7 9\n\tadd.s32 %r2, %r1, 1;\n"
+                             "\tst.shared.u32 [%rd1], %r2;\n"
+                             "\tret;\n}\n";
+    ptx_module *m = NULL;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(ptx_parse(ptx, strlen(ptx), "k.ptx", &m, &err), "%s", err.message);
+    ptx_srcmap *sm = ptx_srcmap_new(m);
+    cr_assert_not_null(sm);
+    uint32_t load = UINT32_MAX, store = UINT32_MAX;
+    for (uint32_t i = 0; i < m->ninsns; i++) {
+        const ptx_insn *in = ptx_module_insn(m, i, NULL);
+        if (in && in->op == PTX_OP_LD && in->space == PTX_SPACE_SHARED) load = i;
+        if (in && in->op == PTX_OP_ST && in->space == PTX_SPACE_SHARED) store = i;
+    }
+    cr_assert(load != UINT32_MAX && store != UINT32_MAX);
+    gr_report r;
+    gr_report_init(&r);
+    gr_report_launch L = {true, {1, 1, 1}, {64, 1, 1}, 0, "rr:8", "sim", "fsm", "its"};
+    gr_report_set_launch(&r, &L);
+    gr_finding f;
+    memset(&f, 0, sizeof f);
+    f.cls = GR_FINDING_RACE;
+    f.insn_id = store;
+    f.insn_id2 = load;
+    f.thread = (gr_exec_thread){{0, 0, 0}, {1, 0, 0}};
+    f.thread2 = (gr_exec_thread){{0, 0, 0}, {33, 0, 0}};
+    f.space = PTX_SPACE_SHARED;
+    snprintf(f.message, sizeof f.message, "%s race on shared memory: %s (1 occurrence)",
+             gr_race_kind_name(GR_RACE_WAR), gr_race_cause_text(GR_CAUSE_NO_BARRIER));
+    gr_report_exec_context ctx = {m, sm, NULL, 0, "k.cu"};
+    cr_assert(gr_report_add_exec_finding(&r, &ctx, &f, NULL, &err));
+    const gr_report_finding *g = &r.findings[0];
+    cr_expect_eq(g->primary.line, 7);
+    cr_expect_str_eq(g->secondary.file, "k.cu");
+    cr_expect_eq(g->secondary.line, 7, "the load's line 0 becomes the next named line");
+    gr_report_free(&r);
+    ptx_srcmap_free(sm);
+    ptx_module_free(m);
 }
