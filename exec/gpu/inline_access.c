@@ -458,6 +458,29 @@ static void emit_grid_join(gr_strbuf *out, uint32_t site) {
                       SUMMARY_SAME, site, site);
 }
 
+/* `$gr_i<site>_<tag>`: a label of the site. */
+static void site_label(char label[32], uint32_t site, char tag) {
+    snprintf(label, 32, "$gr_i%" PRIu32 "_%c", site, tag);
+}
+
+/* Where a site's decision starts and a lost CAS comes back to (`$_r`, one copy: not unrolled
+ * INLINE_CAS_TRIES times): a word equal to the single one but for the instruction id (this
+ * thread's same access at the same epochs) is nothing to do; the word to CAS in starts as the
+ * single one; the old word is split into %gr_iu6 (lo) / %gr_iu7 (hi). */
+static void emit_decision_head(gr_strbuf *out, uint32_t site) {
+    gr_strbuf_appendf(out,
+                      "\tmov.u32 %%gr_iu14, 0;\n"
+                      "$gr_i%" PRIu32 "_r:\n"
+                      "\t.pragma \"nounroll\";\n"
+                      "\txor.b64 %%gr_id6, %%gr_id4, %%gr_id5;\n"
+                      "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"
+                      "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
+                      "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
+                      "\tmov.b64 %%gr_id7, %%gr_id5;\n"
+                      "\tmov.b64 {%%gr_iu6, %%gr_iu7}, %%gr_id4;\n",
+                      site, (uint64_t)GR_FSM_ALL_BUT_INSTR, site);
+}
+
 static void emit_cas(gr_strbuf *out, uint32_t site, const char *sp, const char *sa);
 
 /* Shared sites of simple_sync modules, first: a member word (ONE..BLOCK) whose latest member
@@ -492,25 +515,16 @@ static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const ch
                              const char *sa, bool simple_sync) {
     bool shared = strcmp(sp, "shared") == 0;
     char hook[32], join[32], uni[32], same_warp[32], grid[32];
-    snprintf(hook, sizeof hook, "$gr_i%" PRIu32 "_s", site);
-    snprintf(join, sizeof join, "$gr_i%" PRIu32 "_j", site);
-    snprintf(grid, sizeof grid, "$gr_i%" PRIu32 "_g", site);
-    snprintf(uni, sizeof uni, "$gr_i%" PRIu32 "_u", site);
-    snprintf(same_warp, sizeof same_warp, "$gr_i%" PRIu32 "_w", site);
+    site_label(hook, site, 's');
+    site_label(join, site, 'j');
+    site_label(grid, site, 'g');
+    site_label(uni, site, 'u');
+    site_label(same_warp, site, 'w');
+    emit_decision_head(out, site);
     gr_strbuf_appendf(
         out,
-        "\tmov.u32 %%gr_iu14, 0;\n"
-        "$gr_i%" PRIu32 "_r:\n"
-        "\t.pragma \"nounroll\";\n" /* one copy of the decision, not INLINE_CAS_TRIES */
-        /* nothing new: this thread's same access at the same epochs */
-        "\txor.b64 %%gr_id6, %%gr_id4, %%gr_id5;\n"
-        "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"
-        "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
-        "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
-        "\tmov.b64 %%gr_id7, %%gr_id5;\n"
         /* members of one block (who ONE..BLOCK; not poison, not grid); else, at $_e, the
          * empty word (state NONE) or the hook */
-        "\tmov.b64 {%%gr_iu6, %%gr_iu7}, %%gr_id4;\n"
         "\tand.b32 %%gr_iu15, %%gr_iu6, %" PRIu32 ";\n"
         "\tsub.u32 %%gr_iu8, %%gr_iu15, %" PRIu32 ";\n"
         "\tsetp.gt.u32 %%gr_iq0, %%gr_iu8, %" PRIu32 ";\n"
@@ -520,8 +534,7 @@ static void emit_one_granule(gr_strbuf *out, uint32_t site, bool write, const ch
         "\txor.b32 %%gr_iu9, %%gr_iu6, %%gr_irep;\n"
         "\tand.b32 %%gr_iu9, %%gr_iu9, %" PRIu32 ";\n"
         "\tsetp.eq.and.u32 %%gr_iq3, %%gr_iu9, 0, %%gr_iq4;\n",
-        site, (uint64_t)GR_FSM_ALL_BUT_INSTR, site, STATE_MASK, STATE_WHO_LO, STATE_WHO_SPAN,
-        site, (uint32_t)GR_FSM_M_REP);
+        STATE_MASK, STATE_WHO_LO, STATE_WHO_SPAN, site, (uint32_t)GR_FSM_M_REP);
     if (shared && simple_sync) emit_shared_ordered_fast(out, site);
     if (!write) {
         /* a read covers the members (%gr_iq1) only when none wrote */
@@ -666,23 +679,15 @@ static void emit_cas(gr_strbuf *out, uint32_t site, const char *sp, const char *
 static void emit_atomic_granule(gr_strbuf *out, uint32_t site, const char *sp, const char *sa,
                                 bool simple_sync) {
     char hook[32], join[32], grid[32], state[32];
-    snprintf(hook, sizeof hook, "$gr_i%" PRIu32 "_s", site);
-    snprintf(join, sizeof join, "$gr_i%" PRIu32 "_j", site);
-    snprintf(grid, sizeof grid, "$gr_i%" PRIu32 "_g", site);
-    snprintf(state, sizeof state, "$gr_i%" PRIu32 "_x", site);
+    site_label(hook, site, 's');
+    site_label(join, site, 'j');
+    site_label(grid, site, 'g');
+    site_label(state, site, 'x');
+    emit_decision_head(out, site);
     gr_strbuf_appendf(
         out,
-        "\tmov.u32 %%gr_iu14, 0;\n"
-        "$gr_i%" PRIu32 "_r:\n"
-        "\t.pragma \"nounroll\";\n"
-        "\txor.b64 %%gr_id6, %%gr_id4, %%gr_id5;\n"
-        "\tand.b64 %%gr_id6, %%gr_id6, %" PRIu64 ";\n"
-        "\tsetp.eq.u64 %%gr_iq0, %%gr_id6, 0;\n"
-        "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_d;\n"
-        "\tmov.b64 %%gr_id7, %%gr_id5;\n"
         "\tsetp.eq.u64 %%gr_iq0, %%gr_id4, 0;\n"
         "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_c;\n"
-        "\tmov.b64 {%%gr_iu6, %%gr_iu7}, %%gr_id4;\n"
         /* %%gr_iq1: every member a device-scope atomic (the access covers them) */
         "\tand.b32 %%gr_iu13, %%gr_iu7, %" PRIu32 ";\n"
         "\tsetp.eq.u32 %%gr_iq1, %%gr_iu13, 0;\n"
@@ -700,8 +705,7 @@ static void emit_atomic_granule(gr_strbuf *out, uint32_t site, const char *sp, c
         "\tsetp.eq.and.u32 %%gr_iq3, %%gr_iu9, 0, %%gr_iq4;\n"
         "\tand.pred %%gr_iq3, %%gr_iq3, %%gr_iq1;\n"
         "\t@%%gr_iq3 bra $gr_i%" PRIu32 "_c;\n",
-        site, (uint64_t)GR_FSM_ALL_BUT_INSTR, site, site,
-        HI(GR_FSM_M_PTRI | GR_FSM_M_CTA), STATE_MASK, STATE_WHO_LO,
+        site, HI(GR_FSM_M_PTRI | GR_FSM_M_CTA), STATE_MASK, STATE_WHO_LO,
         (unsigned)(GR_FSM_WHO_GRID * 3 + 2) - STATE_WHO_LO, hook,
         (unsigned)(3 * (GR_FSM_WHO_GRID - GR_FSM_WHO_ONE)), grid, (uint32_t)GR_FSM_M_REP, site);
     if (simple_sync && strcmp(sp, "shared") == 0) emit_shared_ordered_fast(out, site);

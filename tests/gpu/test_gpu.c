@@ -939,11 +939,36 @@ static bool same_for_hook(uint64_t old, uint64_t nw) {
     return (diff & ~(~GR_FSM_ALL_BUT_INSTR | GR_FSM_M_REP)) == 0 && gr_fsm_who(old) >= GR_FSM_WHO_WARP;
 }
 
+/* Counts of what the model decided, for the figures and the tests' lower bounds. */
+typedef struct model_counts {
+    uint32_t decided[3], summary_nothing, joins;
+} model_counts;
+
+/* The model decided `d` (nothing, or CAS to `nw`) on `old`: the FSM, given the same context,
+ * reports nothing and leaves the same word (CAS) or one the hook need not write (nothing). */
+static void check_decision(uint64_t old, const gr_fsm_access *a, uint64_t fsm,
+                           const gr_fsm_result *r, int d, uint64_t nw, model_counts *n) {
+    cr_assert_neq(old & 0xfu, GR_RT_POISON_STATE, "a poisoned word was decided inline");
+    cr_assert_eq(r->action, GR_FSM_ACT_NONE, "old %016llx (thread %u bar %u wep %u write %u)",
+                 (unsigned long long)old, a->thread, a->bar, a->wep, a->write);
+    if (d == INLINE_NOTHING) {
+        cr_assert(same_for_hook(old, fsm), "old %016llx: fsm %016llx (thread %u bar %u wep %u)",
+                  (unsigned long long)old, (unsigned long long)fsm, a->thread, a->bar, a->wep);
+        if (((old ^ gr_fsm_single(a)) & GR_FSM_ALL_BUT_INSTR) != 0) n->summary_nothing++;
+    } else {
+        cr_assert_eq(fsm, nw, "old %016llx: fsm %016llx, inline %016llx (thread %u bar %u write %u)",
+                     (unsigned long long)old, (unsigned long long)fsm, (unsigned long long)nw,
+                     a->thread, a->bar, a->write);
+        if (gr_fsm_who(nw) >= GR_FSM_WHO_WARP) n->joins++;
+    }
+}
+
 /* Whenever the inline path decides, the host FSM (the hook's transition) agrees exactly and
  * reports nothing; the hook handles everything else. */
 Test(gpu_inline, inline_model_matches_fsm) {
     uint64_t rnd = 0x9e3779b97f4a7c15ull;
-    uint32_t decided[3] = {0}, summary_nothing = 0, joins = 0, missed = 0, hooks_reads = 0;
+    model_counts n = {{0}, 0, 0};
+    uint32_t missed = 0, hooks_reads = 0;
     for (int iter = 0; iter < 600000; iter++) {
         inline_env e = random_env(&rnd);
         gr_fsm_access a = random_access(&rnd, &e, 1u << rnd_below(&rnd, 3));
@@ -952,7 +977,7 @@ Test(gpu_inline, inline_model_matches_fsm) {
         uint64_t nw = 0;
         int d = inline_model(old, &a, &e, &nw);
         if (d == INLINE_IMPOSSIBLE) continue;
-        decided[d]++;
+        n.decided[d]++;
         gr_fsm_result r;
         uint64_t fsm = gr_fsm_update(old, &a, &c, &r);
         if (d == INLINE_HOOK) {
@@ -961,29 +986,17 @@ Test(gpu_inline, inline_model_matches_fsm) {
             if (!a.write && r.action == GR_FSM_ACT_NONE && same_for_hook(old, fsm)) missed++;
             continue;
         }
-        cr_assert_neq(old & 0xfu, GR_RT_POISON_STATE, "a poisoned word was decided inline");
-        cr_assert_eq(r.action, GR_FSM_ACT_NONE, "old %016llx (thread %u bar %u wep %u write %u)",
-                     (unsigned long long)old, a.thread, a.bar, a.wep, a.write);
-        if (d == INLINE_NOTHING) {
-            cr_assert(same_for_hook(old, fsm), "old %016llx: fsm %016llx (thread %u bar %u wep %u)",
-                      (unsigned long long)old, (unsigned long long)fsm, a.thread, a.bar, a.wep);
-            if (((old ^ gr_fsm_single(&a)) & GR_FSM_ALL_BUT_INSTR) != 0) summary_nothing++;
-        } else {
-            cr_assert_eq(fsm, nw, "old %016llx: fsm %016llx, inline %016llx (thread %u bar %u write %u)",
-                         (unsigned long long)old, (unsigned long long)fsm, (unsigned long long)nw,
-                         a.thread, a.bar, a.write);
-            if (gr_fsm_who(nw) >= GR_FSM_WHO_WARP) joins++;
-        }
+        check_decision(old, &a, fsm, &r, d, nw, &n);
     }
     fprintf(stderr,
             "inline model: %u nothing (%u summaries), %u CAS (%u joins), %u hook "
             "(reads %u, of which the FSM leaves %u unchanged)\n",
-            decided[INLINE_NOTHING], summary_nothing, decided[INLINE_CAS], joins,
-            decided[INLINE_HOOK], hooks_reads, missed);
-    cr_expect_gt(decided[INLINE_CAS], 20000u, "the model decides a good share inline");
-    cr_expect_gt(summary_nothing, 10000u, "summaries the read belongs to are nothing to do");
-    cr_expect_gt(joins, 10000u, "reads joining a member become summaries inline");
-    cr_expect_gt(decided[INLINE_HOOK], 20000u);
+            n.decided[INLINE_NOTHING], n.summary_nothing, n.decided[INLINE_CAS], n.joins,
+            n.decided[INLINE_HOOK], hooks_reads, missed);
+    cr_expect_gt(n.decided[INLINE_CAS], 20000u, "the model decides a good share inline");
+    cr_expect_gt(n.summary_nothing, 10000u, "summaries the read belongs to are nothing to do");
+    cr_expect_gt(n.joins, 10000u, "reads joining a member become summaries inline");
+    cr_expect_gt(n.decided[INLINE_HOOK], 20000u);
 }
 
 /* One granule of a device-scope relaxed atomic (emit_atomic_granule), one decision. */
@@ -1057,7 +1070,8 @@ static gr_fsm_access random_atomic_near(uint64_t *rnd, const gr_fsm_access *a, c
  * of nearby threads (mostly atomics) from an empty word, or random words. */
 Test(gpu_inline, atomic_model_matches_fsm) {
     uint64_t rnd = 0x51afd7ed558ccd3bull;
-    uint32_t decided[3] = {0}, summary_nothing = 0, joins = 0, grids = 0;
+    model_counts n = {{0}, 0, 0};
+    uint32_t grids = 0;
     for (int iter = 0; iter < 400000; iter++) {
         inline_env e = random_env(&rnd);
         gr_fsm_access a = random_access(&rnd, &e, 4);
@@ -1077,31 +1091,20 @@ Test(gpu_inline, atomic_model_matches_fsm) {
         uint64_t nw = 0;
         int d = inline_model_atomic(old, &a, &e, &nw);
         if (d == INLINE_IMPOSSIBLE) continue;
-        decided[d]++;
+        n.decided[d]++;
         if (d == INLINE_HOOK) continue;
         gr_fsm_result r;
         uint64_t fsm = gr_fsm_update(old, &a, &c, &r);
-        cr_assert_eq(r.action, GR_FSM_ACT_NONE, "old %016llx (thread %u bar %u wep %u)",
-                     (unsigned long long)old, a.thread, a.bar, a.wep);
-        if (d == INLINE_NOTHING) {
-            cr_assert(same_for_hook(old, fsm), "old %016llx: fsm %016llx (thread %u bar %u wep %u)",
-                      (unsigned long long)old, (unsigned long long)fsm, a.thread, a.bar, a.wep);
-            if (((old ^ gr_fsm_single(&a)) & GR_FSM_ALL_BUT_INSTR) != 0) summary_nothing++;
-        } else {
-            cr_assert_eq(fsm, nw, "old %016llx: fsm %016llx, inline %016llx (thread %u bar %u wep %u)",
-                         (unsigned long long)old, (unsigned long long)fsm, (unsigned long long)nw,
-                         a.thread, a.bar, a.wep);
-            if (gr_fsm_who(nw) >= GR_FSM_WHO_WARP) joins++;
-        }
+        check_decision(old, &a, fsm, &r, d, nw, &n);
         if (gr_fsm_who(fsm) == GR_FSM_WHO_GRID) grids++;
     }
     fprintf(stderr, "atomic model: %u nothing (%u summaries), %u CAS (%u joins), %u hook, %u grid\n",
-            decided[INLINE_NOTHING], summary_nothing, decided[INLINE_CAS], joins,
-            decided[INLINE_HOOK], grids);
-    cr_expect_gt(summary_nothing, 10000u, "summaries the atomic belongs to are nothing to do");
-    cr_expect_gt(joins, 10000u, "atomics joining members become summaries inline");
+            n.decided[INLINE_NOTHING], n.summary_nothing, n.decided[INLINE_CAS], n.joins,
+            n.decided[INLINE_HOOK], grids);
+    cr_expect_gt(n.summary_nothing, 10000u, "summaries the atomic belongs to are nothing to do");
+    cr_expect_gt(n.joins, 10000u, "atomics joining members become summaries inline");
     cr_expect_gt(grids, 5000u, "atomics of other blocks make grid summaries inline");
-    cr_expect_gt(decided[INLINE_HOOK], 10000u);
+    cr_expect_gt(n.decided[INLINE_HOOK], 10000u);
 }
 
 /* 8- and 16-byte reads: every granule the same summary the read belongs to. */

@@ -85,6 +85,14 @@ static void push(checker *c, gr_event e) {
     if (c->nev < MAXEV) c->ev[c->nev++] = e;
 }
 
+static void push_warp_sync(checker *c, uint32_t block, uint32_t warp, uint32_t mask) {
+    gr_event e = {.type = GR_EV_WARP_SYNC};
+    e.u.warp.block = block;
+    e.u.warp.warp = warp;
+    e.u.warp.mask = mask;
+    push(c, e);
+}
+
 static bool run_one(checker *c, gr_detector *d, verdict *v, uint64_t *undecided) {
     gr_error err = GR_ERROR_INIT;
     memset(v, 0, sizeof *v);
@@ -225,11 +233,7 @@ static void complete_syncs(checker *c, sched *s) {
                 mask |= 1u << ((g->thread[j] % g->tpb) % g->ws);
             }
             if (!all) continue;
-            gr_event e = {.type = GR_EV_WARP_SYNC};
-            e.u.warp.block = b;
-            e.u.warp.warp = w;
-            e.u.warp.mask = mask;
-            push(c, e);
+            push_warp_sync(c, b, w, mask);
             for (uint32_t j = 0; j < g->nthreads; j++)
                 if (block_of(g, j) == b && warp_of(g, j) == w && !s->done[j]) s->wait[j] = 0;
             again = true;
@@ -595,11 +599,7 @@ static void named_complete(checker *c, named_sched *s) {
                 mask |= 1u << ul;
             }
             if (!all) continue;
-            gr_event e = {.type = GR_EV_WARP_SYNC};
-            e.u.warp.block = b;
-            e.u.warp.warp = w;
-            e.u.warp.mask = mask;
-            push(c, e);
+            push_warp_sync(c, b, w, mask);
             for (uint32_t l = 0; l < g->ws; l++)
                 if (mask >> l & 1u) s->wait[first + l] = 0;
             again = true;
