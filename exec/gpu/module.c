@@ -341,9 +341,13 @@ static void close_bounds_guard(gr_strbuf *out, uint32_t label) {
     gr_strbuf_appendf(out, "$gr_ro_%" PRIu32 ":\n\t}\n", label);
 }
 
-/* The hook call line as is, or, after a per-lane branch (`diverged`: a bounds guard), with
- * `call.uni` made a plain `call` (the lanes may no longer be converged). */
-static void emit_hook_line(gr_strbuf *out, const char *line, size_t len, bool diverged) {
+/* The call line as is, or, after a per-lane branch (`diverged`: a bounds guard), with
+ * `call.uni` made a plain `call` (the lanes may no longer be converged). In simple_sync
+ * modules the thread's record lives in registers: the callee (a hook, or the user's function)
+ * reads it from memory and may change it, so it is stored before and loaded after. */
+static void emit_call_line(gr_strbuf *out, const char *line, size_t len, bool diverged,
+                           bool simple_sync) {
+    if (simple_sync) gr_gpu_inline_flush_record(out);
     const char *uni = NULL;
     for (size_t i = 0; diverged && i + 9 <= len; i++)
         if (memcmp(line + i, "call.uni", 8) == 0 && (line[i + 8] == ' ' || line[i + 8] == '\t')) {
@@ -357,6 +361,7 @@ static void emit_hook_line(gr_strbuf *out, const char *line, size_t len, bool di
         gr_strbuf_append_n(out, line, len);
     }
     if (len && line[len - 1] != '\n') gr_strbuf_putc(out, '\n');
+    if (simple_sync) gr_gpu_inline_reload_record(out);
 }
 
 /* The hook call at `line`, or its inline check when enabled and the access is eligible (its
@@ -368,9 +373,7 @@ static void emit_access_hook(gr_strbuf *out, const char *line, size_t len, const
         st->inline_sites++;
         return;
     }
-    if (mod->simple_sync) gr_gpu_inline_flush_record(out);
-    emit_hook_line(out, line, len, diverged);
-    if (mod->simple_sync) gr_gpu_inline_reload_record(out);
+    emit_call_line(out, line, len, diverged, mod->simple_sync);
 }
 
 /* "mov.u32 DST, %dynamic_smem_size;" (optionally guarded) becomes a load of the user's
@@ -514,15 +517,12 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                 reload_block_word = true;
                 continue;
             }
-            /* simple_sync: the thread's record lives in registers; a call (the user's function
-             * or a hook left as a call) reads it from memory and may change it, and a
-             * function's caller reads it back after the return. */
+            /* simple_sync: a call (the user's function, whose barriers the caller's copy of
+             * the block's word missed, or a hook left as a call) sees the record in memory;
+             * a function's caller reads it back after the return. */
             if (mod.simple_sync && instruction_is_call(s) &&
                 !line_contains(s, slen, GR_HOOK_ACCESS_NAME)) {
-                gr_gpu_inline_flush_record(out);
-                gr_strbuf_append_n(out, p, len);
-                if (len && p[len - 1] != '\n') gr_strbuf_putc(out, '\n');
-                gr_gpu_inline_reload_record(out);
+                emit_call_line(out, p, len, false, true);
                 if (!line_contains(s, slen, "__gr_hook")) gr_gpu_inline_reload_block_word(out);
                 continue;
             }
@@ -559,9 +559,7 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                     if (!operands || !o->bounds_checks) continue;
                     uint32_t label = st->bounds_checks++;
                     open_bounds_guard(out, 0u, ro_mask, addr, size, label);
-                    if (mod.simple_sync) gr_gpu_inline_flush_record(out);
-                    emit_hook_line(out, p, len, true);
-                    if (mod.simple_sync) gr_gpu_inline_reload_record(out);
+                    emit_call_line(out, p, len, true, mod.simple_sync);
                     close_bounds_guard(out, label);
                     continue;
                 }
