@@ -42,6 +42,8 @@ typedef struct gr_gpu_options {
     bool skip_readonly_loads; /* skip loads of parameter buffers no thread writes (readonly.h) */
     bool skip_quiet_loads; /* drop the checks of shared loads no write shares a barrier
                             * interval with (intervals.h); off with GPURACE_GPU_INTERVALS=0 */
+    bool skip_private;     /* guard the checks of accesses no other thread can touch
+                            * (intervals.h, affine.h); off with GPURACE_GPU_PRIVATE=0 */
     bool bounds_checks;    /* the loads of the two above keep a bounds-only check (out-of-bounds
                             * reads are reported); false skips them outright */
     bool inline_checks;    /* the hook's common path inline at plain accesses (inline_access.h);
@@ -81,6 +83,8 @@ gr_backend *gr_backend_open(const char *name, bool *is_gpu, char *note, size_t n
 typedef struct gr_gpu_ro_kernel {
     char name[128];
     uint32_t params; /* bit i: parameter i */
+    uint32_t exclusive; /* bit i: parameter i's buffer only private accesses touch (intervals.h);
+                         * its bit in __gr_ro_params needs that no other parameter points into it */
 } gr_gpu_ro_kernel;
 
 typedef struct gr_gpu_prep_stats {
@@ -91,6 +95,7 @@ typedef struct gr_gpu_prep_stats {
     uint32_t readonly_loads_skipped; /* read hooks guarded: parameter buffers never written */
     uint32_t bounds_checks;      /* of the two above, loads given a bounds-only check */
     uint32_t quiet_loads_skipped; /* shared loads whose barrier interval writes nothing */
+    uint32_t private_accesses;   /* loads and stores no other thread can touch, behind a guard */
     uint32_t accesses;           /* access hooks left (read-only ones included) */
     uint32_t inline_sites;       /* of those, checked inline (the hook only on the slow path) */
     uint32_t inline_barriers;    /* barrier hooks done inline (simple_sync modules) */

@@ -457,16 +457,21 @@ static long alloc_index(const gpu_backend *g, uint64_t addr) {
 /* Bit i set: the kernel's loads through parameter i may go unchecked in this launch. The
  * analysis (readonly.h) says no write derives from i; here the arguments must show that no
  * other parameter, which may be written, points into i's buffer. Integer parameters only offset
- * addresses and need no check. */
+ * addresses and need no check. For a parameter whose buffer only private accesses touch
+ * (intervals.h), no other parameter at all may point into its buffer. */
 static uint32_t readonly_params(const gpu_backend *g, const char *kernel, const gr_launch *l) {
-    uint32_t candidates = 0;
+    uint32_t candidates = 0, exclusive = 0;
     for (uint32_t k = 0; k < g->prep.ro_kernels; k++)
-        if (strcmp(g->prep.ro[k].name, kernel) == 0) candidates = g->prep.ro[k].params;
+        if (strcmp(g->prep.ro[k].name, kernel) == 0) {
+            candidates = g->prep.ro[k].params;
+            exclusive = g->prep.ro[k].exclusive;
+        }
     uint32_t ro = 0;
     for (int i = 0; i < l->nargs && i < 32; i++) {
-        if (!(candidates & (1u << i))) continue;
+        bool excl = exclusive & (1u << i);
+        if (!(candidates & (1u << i)) && !excl) continue;
         if (l->args[i].size != 8) {
-            ro |= 1u << i;
+            if (!excl) ro |= 1u << i;
             continue;
         }
         uint64_t v;
@@ -474,7 +479,8 @@ static uint32_t readonly_params(const gpu_backend *g, const char *kernel, const 
         long buf = alloc_index(g, v);
         bool alone = buf >= 0;
         for (int j = 0; alone && j < l->nargs; j++) {
-            if (j == i || (j < 32 && (candidates & (1u << j))) || l->args[j].size != 8) continue;
+            bool other_reads_only = j < 32 && (candidates & (1u << j)) && !excl;
+            if (j == i || other_reads_only || l->args[j].size != 8) continue;
             uint64_t w;
             memcpy(&w, l->args[j].data, 8);
             if (alloc_index(g, w) == buf) alone = false;

@@ -7,6 +7,7 @@
  * writes keeps its check. */
 #include "exec/gpu/intervals.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ typedef enum node_kind {
 
 typedef struct fn_summary {
     bool writes_shared;
+    bool reads_shared; /* may read shared memory (any load that is shared or generic) */
     bool unsafe;
 } fn_summary;
 
@@ -81,6 +83,23 @@ static node_kind classify(const ptx_module *m, const ptx_insn *x, const fn_summa
     return NODE_PLAIN;
 }
 
+/* Whether `x` may read shared memory: a shared or generic load (atomics included), or a call
+ * whose callee may. */
+static bool reads_shared(const ptx_module *m, const ptx_insn *x, const fn_summary *sums) {
+    if (x->op == PTX_OP_CALL) {
+        for (uint32_t k = 0; k < x->noperands; k++) {
+            const ptx_operand *o = &x->operands[k];
+            if (o->kind != PTX_OPND_SYMBOL) continue;
+            int32_t fi = ptx_module_find_function(m, o->u.symbol);
+            return fi >= 0 && m->functions[fi].has_body && sums[fi].reads_shared;
+        }
+        return false;
+    }
+    if (!(ptx_opcode_class((ptx_opcode)x->op) & PTX_OPC_MEMORY)) return false;
+    if (x->space != PTX_SPACE_SHARED && x->space != PTX_SPACE_NONE) return false;
+    return (ptx_opcode_class((ptx_opcode)x->op) & (PTX_OPC_READS | PTX_OPC_ATOMIC)) != 0;
+}
+
 /* Summaries of every function, to a fixed point (flags only ever turn on). */
 static void summarize(const ptx_module *m, fn_summary *sums) {
     for (bool changed = true; changed;) {
@@ -90,11 +109,14 @@ static void summarize(const ptx_module *m, fn_summary *sums) {
             fn_summary s = sums[fi];
             for (int32_t k = 0; k < fn->nstmts && !s.unsafe; k++) {
                 if (fn->stmts[k].kind != PTX_STMT_INSN) continue;
-                node_kind kind = classify(m, fn->stmts[k].insn, sums);
+                const ptx_insn *x = fn->stmts[k].insn;
+                node_kind kind = classify(m, x, sums);
                 if (kind == NODE_UNSAFE) s.unsafe = true;
                 if (kind == NODE_WRITE) s.writes_shared = true;
+                if (reads_shared(m, x, sums)) s.reads_shared = true;
             }
-            if (s.unsafe != sums[fi].unsafe || s.writes_shared != sums[fi].writes_shared) {
+            if (s.unsafe != sums[fi].unsafe || s.writes_shared != sums[fi].writes_shared ||
+                s.reads_shared != sums[fi].reads_shared) {
                 sums[fi] = s;
                 changed = true;
             }
@@ -184,19 +206,52 @@ static uint32_t successors(const kernel_cfg *g, uint32_t i, uint32_t out[2]) {
     return n;
 }
 
+/* How a node touches shared memory, for the private-access proof. */
+typedef enum shared_role { ROLE_NONE, ROLE_READ, ROLE_WRITE } shared_role;
+
+typedef struct shared_access {
+    uint8_t role;       /* shared_role */
+    bool candidate;     /* a plain ld/st.shared whose check may go */
+    bool bad;           /* some pair in some interval is not proven apart */
+    uint32_t size;
+    gr_affine_form form; /* base SHARED and known, or anything else: may touch any array */
+    gr_affine_launch launch;
+} shared_access;
+
 typedef struct walk {
     uint32_t *stamp;  /* interval number + 1 that last visited a node */
     uint32_t *stack;
     uint32_t *loads;  /* the current interval's loads */
+    uint32_t *accs;   /* the current interval's shared accesses */
     uint8_t *noisy;   /* a load in some interval that writes */
     uint8_t *reached; /* a load some interval reaches */
+    shared_access *sa; /* per node, NULL without affine forms */
 } walk;
+
+/* Whether b cannot touch a's bytes when another thread makes it in the same interval. */
+static bool apart(const shared_access *a, const shared_access *b, gr_affine_launch *launch) {
+    if (b->form.base == GR_AFFINE_BASE_SHARED && b->form.base_index != a->form.base_index)
+        return true; /* another array: addresses stay within the array they derive from */
+    return gr_affine_disjoint(&a->form, a->size, &b->form, b->size, true, launch);
+}
+
+static void check_pairs(walk *w, uint32_t nacc) {
+    for (uint32_t i = 0; i < nacc; i++) {
+        shared_access *a = &w->sa[w->accs[i]];
+        if (!a->candidate || a->bad) continue;
+        for (uint32_t j = 0; j < nacc && !a->bad; j++) {
+            const shared_access *b = &w->sa[w->accs[j]];
+            if (a->role != ROLE_WRITE && b->role != ROLE_WRITE) continue;
+            if (!apart(a, b, &a->launch)) a->bad = true;
+        }
+    }
+}
 
 /* One interval: from `from` (pushed as is) up to the full barriers; marks its loads noisy
  * when it writes. */
 static void walk_interval(const kernel_cfg *g, walk *w, uint32_t number, const uint32_t *from,
                           uint32_t nfrom) {
-    uint32_t sp = 0, nloads = 0;
+    uint32_t sp = 0, nloads = 0, nacc = 0;
     bool writes = false;
     for (uint32_t i = 0; i < nfrom; i++) w->stack[sp++] = from[i];
     while (sp) {
@@ -206,6 +261,7 @@ static void walk_interval(const kernel_cfg *g, walk *w, uint32_t number, const u
         if (g->kind[v] == NODE_BARRIER) continue;
         if (g->kind[v] == NODE_WRITE) writes = true;
         if (g->kind[v] == NODE_LOAD) w->loads[nloads++] = v;
+        if (w->sa && w->sa[v].role != ROLE_NONE) w->accs[nacc++] = v;
         uint32_t next[2], nn = successors(g, v, next);
         for (uint32_t k = 0; k < nn; k++)
             if (w->stamp[next[k]] != number + 1) w->stack[sp++] = next[k];
@@ -214,18 +270,147 @@ static void walk_interval(const kernel_cfg *g, walk *w, uint32_t number, const u
         w->reached[w->loads[i]] = 1;
         if (writes) w->noisy[w->loads[i]] = 1;
     }
+    if (w->sa) check_pairs(w, nacc);
 }
 
-static bool analyze_kernel(const kernel_cfg *g, gr_quiet_loads *q) {
+/* What node `x` does to shared memory (sa->role), and whether it is a candidate. */
+static void classify_shared(const ptx_module *m, const kernel_cfg *g, gr_affine_kernel *ak,
+                            const fn_summary *sums, uint32_t i, shared_access *sa) {
+    const ptx_insn *x = g->insn[i];
+    memset(sa, 0, sizeof *sa);
+    gr_affine_launch_any(&sa->launch);
+    sa->form.base = GR_AFFINE_BASE_UNKNOWN;
+    if (x->op == PTX_OP_CALL) {
+        if (g->kind[i] == NODE_WRITE) sa->role = ROLE_WRITE;
+        else if (reads_shared(m, x, sums)) sa->role = ROLE_READ;
+        return;
+    }
+    uint32_t cls = ptx_opcode_class((ptx_opcode)x->op);
+    if (!(cls & PTX_OPC_MEMORY) || (x->space != PTX_SPACE_SHARED && x->space != PTX_SPACE_NONE))
+        return;
+    sa->form = gr_affine_address(ak, x);
+    if (x->space == PTX_SPACE_NONE && (sa->form.base == GR_AFFINE_BASE_PARAM ||
+                                       sa->form.base == GR_AFFINE_BASE_OTHER))
+        return; /* a generic access to global or local memory */
+    sa->role = (cls & (PTX_OPC_WRITES | PTX_OPC_ATOMIC)) ? ROLE_WRITE : ROLE_READ;
+    int size = ptx_insn_access_size(x);
+    sa->size = size > 0 ? (uint32_t)size : 0;
+    const gr_affine_array *arr = sa->form.base == GR_AFFINE_BASE_SHARED
+                                     ? gr_affine_array_at(ak, sa->form.base_index)
+                                     : NULL;
+    sa->candidate = (x->op == PTX_OP_LD || x->op == PTX_OP_ST) && x->space == PTX_SPACE_SHARED &&
+                    (x->sem == PTX_SEM_NONE || x->sem == PTX_SEM_WEAK) && sa->form.known &&
+                    arr && sa->size > 0 && arr->bytes >= sa->size;
+}
+
+static bool add_private(gr_quiet_loads *q, const gr_private_access *p) {
+    if ((q->npriv & (q->npriv - 1)) == 0) { /* grow at powers of two */
+        void *n = realloc(q->priv, (q->npriv ? 2u * q->npriv : 1u) * sizeof *q->priv);
+        if (!n) return false;
+        q->priv = n;
+    }
+    q->priv[q->npriv++] = *p;
+    return true;
+}
+
+/* Global accesses through one parameter that no two threads can make to one byte. Every global
+ * or generic access of the kernel must have a known pointer (a parameter, a module variable or
+ * shared memory), and a kernel calling a function with a body is left alone. */
+static bool find_private_global(const ptx_module *m, const ptx_function *fn, const kernel_cfg *g,
+                                gr_affine_kernel *ak, gr_quiet_loads *q) {
+    uint32_t n = g->n;
+    gr_affine_form *forms = malloc((n ? n : 1) * sizeof *forms);
+    if (!forms) return false;
+    uint32_t written = 0, touched = 0;
+    bool usable = fn->nparams <= 32;
+    for (uint32_t i = 0; i < n && usable; i++) {
+        const ptx_insn *x = g->insn[i];
+        forms[i].base = GR_AFFINE_BASE_NONE;
+        if (x->op == PTX_OP_CALL) {
+            for (uint32_t k = 0; k < x->noperands; k++)
+                if (x->operands[k].kind == PTX_OPND_SYMBOL) {
+                    int32_t fi = ptx_module_find_function(m, x->operands[k].u.symbol);
+                    if (fi < 0 || m->functions[fi].has_body) usable = false;
+                    break;
+                }
+            continue;
+        }
+        uint32_t cls = ptx_opcode_class((ptx_opcode)x->op);
+        if (!(cls & PTX_OPC_MEMORY) || (x->space != PTX_SPACE_GLOBAL && x->space != PTX_SPACE_NONE))
+            continue;
+        forms[i] = gr_affine_address(ak, x);
+        uint8_t b = forms[i].base;
+        if (b == GR_AFFINE_BASE_NONE || b == GR_AFFINE_BASE_UNKNOWN ||
+            (x->space == PTX_SPACE_GLOBAL && b != GR_AFFINE_BASE_PARAM && b != GR_AFFINE_BASE_OTHER))
+            usable = false;
+        if (b != GR_AFFINE_BASE_PARAM) continue;
+        touched |= 1u << forms[i].base_index;
+        if (cls & (PTX_OPC_WRITES | PTX_OPC_ATOMIC)) written |= 1u << forms[i].base_index;
+    }
+    uint32_t proven = 0;
+    gr_affine_launch launch[32];
+    for (uint32_t p = 0; usable && p < 32; p++) {
+        if (!(written & (1u << p))) continue;
+        gr_affine_launch_any(&launch[p]);
+        bool ok = true;
+        for (uint32_t i = 0; i < n && ok; i++) {
+            if (forms[i].base != GR_AFFINE_BASE_PARAM || forms[i].base_index != (int32_t)p) continue;
+            uint32_t ci = ptx_opcode_class((ptx_opcode)g->insn[i]->op);
+            int si = ptx_insn_access_size(g->insn[i]);
+            for (uint32_t j = i; j < n && ok; j++) {
+                if (forms[j].base != GR_AFFINE_BASE_PARAM || forms[j].base_index != (int32_t)p) continue;
+                uint32_t cj = ptx_opcode_class((ptx_opcode)g->insn[j]->op);
+                if (!((ci | cj) & (PTX_OPC_WRITES | PTX_OPC_ATOMIC))) continue;
+                int sj = ptx_insn_access_size(g->insn[j]);
+                ok = si > 0 && sj > 0 &&
+                     gr_affine_disjoint(&forms[i], (uint32_t)si, &forms[j], (uint32_t)sj, false, &launch[p]);
+            }
+        }
+        if (ok) proven |= 1u << p;
+    }
+    (void)touched;
+    bool fine = true;
+    for (uint32_t i = 0; i < n && fine && proven; i++) {
+        const ptx_insn *x = g->insn[i];
+        if (forms[i].base != GR_AFFINE_BASE_PARAM || !(proven & (1u << forms[i].base_index))) continue;
+        if ((x->op != PTX_OP_LD && x->op != PTX_OP_ST) || (x->sem != PTX_SEM_NONE && x->sem != PTX_SEM_WEAK))
+            continue;
+        gr_private_access pa = {.id = x->id, .shared = false, .param = (uint32_t)forms[i].base_index,
+                                .launch = launch[forms[i].base_index]};
+        fine = add_private(q, &pa);
+    }
+    if (fine && proven) {
+        void *nk = realloc(q->priv_kernels, (q->npriv_kernels + 1u) * sizeof *q->priv_kernels);
+        if (!nk) fine = false;
+        else {
+            q->priv_kernels = nk;
+            gr_private_kernel *pk = &q->priv_kernels[q->npriv_kernels++];
+            snprintf(pk->name, sizeof pk->name, "%s", fn->name);
+            pk->params = proven;
+        }
+    }
+    free(forms);
+    return fine;
+}
+
+static bool analyze_kernel(const ptx_module *m, const ptx_function *fn, const fn_summary *sums,
+                           const kernel_cfg *g, gr_quiet_loads *q) {
     walk w = {0};
     size_t cells = g->n ? g->n : 1;
     w.stamp = calloc(cells, sizeof *w.stamp);
     /* a walk pushes its starts (at most 2) and at most 2 successors per node it expands */
     w.stack = malloc((2 * cells + 2) * sizeof *w.stack);
     w.loads = malloc(cells * sizeof *w.loads);
+    w.accs = malloc(cells * sizeof *w.accs);
     w.noisy = calloc(cells, 1);
     w.reached = calloc(cells, 1);
-    bool ok = w.stamp && w.stack && w.loads && w.noisy && w.reached;
+    bool ok = w.stamp && w.stack && w.loads && w.accs && w.noisy && w.reached;
+    gr_affine_kernel *ak = ok ? gr_affine_kernel_new(m, fn) : NULL;
+    if (ak) {
+        w.sa = malloc(cells * sizeof *w.sa);
+        ok = w.sa != NULL;
+        for (uint32_t i = 0; ok && i < g->n; i++) classify_shared(m, g, ak, sums, i, &w.sa[i]);
+    }
     if (ok && g->n) {
         uint32_t number = 0, entry = 0;
         walk_interval(g, &w, number++, &entry, 1);
@@ -241,13 +426,37 @@ static bool analyze_kernel(const kernel_cfg *g, gr_quiet_loads *q) {
             q->bits[id >> 3] |= (uint8_t)(1u << (id & 7u));
             q->count++;
         }
+        for (uint32_t i = 0; w.sa && ok && i < g->n; i++) {
+            const shared_access *a = &w.sa[i];
+            if (!a->candidate || a->bad || w.stamp[i] == 0 || gr_quiet_load(q, g->insn[i]->id)) continue;
+            const gr_affine_array *arr = gr_affine_array_at(ak, a->form.base_index);
+            gr_private_access pa = {.id = g->insn[i]->id, .shared = true,
+                                    .array_bytes = arr->bytes, .launch = a->launch};
+            snprintf(pa.array, sizeof pa.array, "%s", arr->name);
+            if (strlen(arr->name) < sizeof pa.array) ok = add_private(q, &pa);
+        }
+        if (ok && ak) ok = find_private_global(m, fn, g, ak, q);
     }
+    gr_affine_kernel_free(ak);
     free(w.stamp);
     free(w.stack);
     free(w.loads);
+    free(w.accs);
     free(w.noisy);
     free(w.reached);
+    free(w.sa);
     return ok;
+}
+
+static int private_cmp(const void *a, const void *b) {
+    uint32_t x = ((const gr_private_access *)a)->id, y = ((const gr_private_access *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+const gr_private_access *gr_private_access_find(const gr_quiet_loads *q, uint32_t id) {
+    if (!q || !q->npriv) return NULL;
+    gr_private_access key = {.id = id};
+    return bsearch(&key, q->priv, q->npriv, sizeof *q->priv, private_cmp);
 }
 
 bool gr_quiet_loads_find(const ptx_module *m, gr_quiet_loads *out, gr_error *err) {
@@ -266,12 +475,13 @@ bool gr_quiet_loads_find(const ptx_module *m, gr_quiet_loads *out, gr_error *err
         }
         kernel_cfg g;
         bool oom = false;
-        if (cfg_build(m, fn, sums, &g, &oom)) ok = analyze_kernel(&g, out);
+        if (cfg_build(m, fn, sums, &g, &oom)) ok = analyze_kernel(m, fn, sums, &g, out);
         else if (!oom) out->kernels_left_alone++;
         else ok = false;
         cfg_free(&g);
     }
     free(sums);
+    if (ok && out->npriv) qsort(out->priv, out->npriv, sizeof *out->priv, private_cmp);
     if (!ok) {
         gr_quiet_loads_free(out);
         return gr_fail(err, GR_ERR_NOMEM, "out of memory analyzing barrier intervals");
@@ -281,5 +491,7 @@ bool gr_quiet_loads_find(const ptx_module *m, gr_quiet_loads *out, gr_error *err
 
 void gr_quiet_loads_free(gr_quiet_loads *q) {
     free(q->bits);
+    free(q->priv);
+    free(q->priv_kernels);
     memset(q, 0, sizeof *q);
 }

@@ -20,7 +20,10 @@
  * functions without a body other than the CUDA runtime's, instructions the IR does not know.
  *
  * Only plain loads (`ld.shared`, weak) in kernel bodies are marked. A marked load also loses
- * the hook's window bounds check. */
+ * the hook's window bounds check.
+ *
+ * The same walk finds private accesses (below): within each interval, every pair of shared
+ * accesses with a write among them is checked with gr_affine_disjoint. */
 #ifndef GR_EXEC_GPU_INTERVALS_H
 #define GR_EXEC_GPU_INTERVALS_H
 
@@ -28,18 +31,50 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "exec/gpu/affine.h"
 #include "jit/ptx/ptx_ir.h"
+
+/* A plain load or store that no other thread can touch (affine.h): its check can go while the
+ * access stays where the proof put it, which a run-time guard checks first:
+ *   shared: inside `array` (the launch's block extents within `launch`); two threads' accesses
+ *     in one barrier interval to the same array never share a byte, and other arrays'
+ *     accesses stay in their arrays;
+ *   global: inside parameter `param`'s buffer, which no other parameter of the launch points
+ *     into (the host's bit in __gr_ro_params), the grid within `launch`: every access of the
+ *     kernel through `param` is such an access or provably apart from the others, and every
+ *     other global access derives from another parameter or a module variable. */
+typedef struct gr_private_access {
+    uint32_t id;
+    bool shared;
+    uint32_t param;
+    char array[128];
+    uint64_t array_bytes;
+    gr_affine_launch launch;
+} gr_private_access;
+
+/* A kernel's parameters whose buffers only private accesses touch. */
+typedef struct gr_private_kernel {
+    char name[128];
+    uint32_t params;
+} gr_private_kernel;
 
 typedef struct gr_quiet_loads {
     uint8_t *bits;   /* bit per instruction id of the module: a load that needs no race check */
     uint32_t nids;   /* ids covered (the module's ninsns) */
     uint32_t count;  /* loads marked */
     uint32_t kernels_left_alone; /* kernels skipped for one of the reasons above */
+    gr_private_access *priv;     /* sorted by id */
+    uint32_t npriv;
+    gr_private_kernel *priv_kernels;
+    uint32_t npriv_kernels;
 } gr_quiet_loads;
 
 /* Analyzes every kernel of `m`. Fails only for lack of memory. */
 bool gr_quiet_loads_find(const ptx_module *m, gr_quiet_loads *out, gr_error *err);
 void gr_quiet_loads_free(gr_quiet_loads *q);
+
+/* The private access with instruction id `id`, or NULL. */
+const gr_private_access *gr_private_access_find(const gr_quiet_loads *q, uint32_t id);
 
 static inline bool gr_quiet_load(const gr_quiet_loads *q, uint32_t id) {
     return q->bits && id < q->nids && (q->bits[id >> 3] >> (id & 7u)) & 1u;

@@ -41,7 +41,7 @@ extern const char gr_gpu_runtime_source[];
 extern const size_t gr_gpu_runtime_source_len;
 
 /* Bumped whenever the passes below change what they emit (part of the cache key). */
-#define GR_GPU_MODULE_FORMAT 9u
+#define GR_GPU_MODULE_FORMAT 10u
 
 void gr_gpu_options_default(gr_gpu_options *o) {
     memset(o, 0, sizeof *o);
@@ -54,6 +54,7 @@ void gr_gpu_options_default(gr_gpu_options *o) {
     o->skip_readonly_loads = true;
     /* GPURACE_GPU_INLINE=0 keeps every hook call, GPURACE_GPU_BOUNDS=0 skips read-only loads
      * outright, GPURACE_GPU_INTERVALS=0 keeps the checks of quiet shared loads,
+     * GPURACE_GPU_PRIVATE=0 keeps the checks of private accesses,
      * GPURACE_GPU_CAS_FIRST=0 reads the word before a global write's CAS, =2 tries the CAS
      * first for reads too, GPURACE_GPU_SIMPLE_SYNC=0 keeps barrier hook calls and per-access
      * block-word loads (A/B comparisons of the inline path, the bounds-only checks, the
@@ -64,6 +65,8 @@ void gr_gpu_options_default(gr_gpu_options *o) {
     o->bounds_checks = !(env && strcmp(env, "0") == 0);
     env = getenv("GPURACE_GPU_INTERVALS");
     o->skip_quiet_loads = !(env && strcmp(env, "0") == 0);
+    env = getenv("GPURACE_GPU_PRIVATE");
+    o->skip_private = !(env && strcmp(env, "0") == 0);
     env = getenv("GPURACE_GPU_SIMPLE_SYNC");
     o->simple_sync = !(env && strcmp(env, "0") == 0);
     env = getenv("GPURACE_GPU_CAS_FIRST");
@@ -341,6 +344,61 @@ static void close_bounds_guard(gr_strbuf *out, uint32_t label) {
     gr_strbuf_appendf(out, "$gr_ro_%" PRIu32 ":\n\t}\n", label);
 }
 
+/* A private access (intervals.h): the check runs only when the access is not where the proof
+ * put it, or the launch is not one the proof covers. Shared: the address inside its array
+ * (one subtraction and compare); global: the parameter's bit in __gr_ro_params (no other
+ * parameter points into its buffer) and the address inside that buffer; then the extents. */
+static void open_private_guard(gr_strbuf *out, const gr_private_access *pa, const char *addr,
+                               uint32_t size, uint32_t label) {
+    gr_strbuf_append(out, "\t{ .reg .pred %gr_pv; .reg .b32 %gr_pn; .reg .b64 %gr_pa<3>;\n");
+    if (pa->shared) {
+        gr_strbuf_appendf(out,
+                          "\tmov.u64 %%gr_pa0, %s; sub.u64 %%gr_pa0, %s, %%gr_pa0; "
+                          "setp.le.u64 %%gr_pv, %%gr_pa0, %" PRIu64 ";\n",
+                          pa->array, addr, pa->array_bytes - size);
+    } else {
+        gr_strbuf_appendf(out,
+                          "\tld.const.u32 %%gr_pn, [" GR_RT_RO_PARAMS_NAME "]; and.b32 %%gr_pn, "
+                          "%%gr_pn, %" PRIu32 "; setp.ne.u32 %%gr_pv, %%gr_pn, 0;\n"
+                          "\tld.const.v2.u64 {%%gr_pa0, %%gr_pa1}, [" GR_RT_RO_BOUNDS_NAME
+                          "+%u]; sub.u64 %%gr_pa0, %s, %%gr_pa0; add.u64 %%gr_pa2, %%gr_pa0, "
+                          "%" PRIu32 "; setp.lt.and.u64 %%gr_pv, %%gr_pa0, %%gr_pa1, %%gr_pv; "
+                          "setp.le.and.u64 %%gr_pv, %%gr_pa2, %%gr_pa1, %%gr_pv;\n",
+                          1u << pa->param, 16u * pa->param, addr, size);
+    }
+    static const char *const dims[3] = {"x", "y", "z"};
+    for (int d = 0; d < 3; d++) {
+        if (pa->launch.max_ntid[d] < 1024u)
+            gr_strbuf_appendf(out,
+                              "\tmov.u32 %%gr_pn, %%ntid.%s; setp.le.and.u32 %%gr_pv, %%gr_pn, "
+                              "%" PRIu32 ", %%gr_pv;\n",
+                              dims[d], pa->launch.max_ntid[d]);
+        if (pa->launch.max_nctaid[d] < UINT32_MAX)
+            gr_strbuf_appendf(out,
+                              "\tmov.u32 %%gr_pn, %%nctaid.%s; setp.le.and.u32 %%gr_pv, %%gr_pn, "
+                              "%" PRIu32 ", %%gr_pv;\n",
+                              dims[d], pa->launch.max_nctaid[d]);
+    }
+    gr_strbuf_appendf(out, "\t@%%gr_pv bra $gr_pv_%" PRIu32 ";\n", label);
+}
+
+static void close_private_guard(gr_strbuf *out, uint32_t label) {
+    gr_strbuf_appendf(out, "$gr_pv_%" PRIu32 ":\n\t}\n", label);
+}
+
+/* The private access a hook line checks, when its address operand can be read. */
+static const gr_private_access *private_access(const gr_quiet_loads *q, const char *s, size_t len) {
+    gr_gpu_access_call c;
+    if (!q || !gr_gpu_parse_access_call(s, len, &c)) return NULL;
+    const gr_private_access *pa = gr_private_access_find(q, c.id);
+    uint32_t info = c.info;
+    if (!pa || (info & (GR_HOOK_ACCESS_ATOMIC | GR_HOOK_ACCESS_ASYNC)) ||
+        GR_HOOK_ACCESS_SEM(info) != GR_HOOK_SEM_WEAK)
+        return NULL;
+    bool shared = GR_HOOK_ACCESS_SPACE(info) == GR_HOOK_SPACE_SHARED;
+    return shared == pa->shared ? pa : NULL;
+}
+
 /* The call line as is, or, after a per-lane branch (`diverged`: a bounds guard), with
  * `call.uni` made a plain `call` (the lanes may no longer be converged). In simple_sync
  * modules the thread's record lives in registers: the callee (a hook, or the user's function)
@@ -407,6 +465,18 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
         gr_gpu_ro_kernel *rk = &st->ro[st->ro_kernels++];
         snprintf(rk->name, sizeof rk->name, "%s", ro.kernels[k].name);
         rk->params = ro.kernels[k].candidates;
+        rk->exclusive = 0;
+    }
+    for (uint32_t k = 0; o->skip_private && quiet && k < quiet->npriv_kernels; k++) {
+        gr_gpu_ro_kernel *rk = NULL;
+        for (uint32_t j = 0; j < st->ro_kernels && !rk; j++)
+            if (strcmp(st->ro[j].name, quiet->priv_kernels[k].name) == 0) rk = &st->ro[j];
+        if (!rk && st->ro_kernels < GR_GPU_RO_KERNELS) {
+            rk = &st->ro[st->ro_kernels++];
+            memset(rk, 0, sizeof *rk);
+            snprintf(rk->name, sizeof rk->name, "%s", quiet->priv_kernels[k].name);
+        }
+        if (rk) rk->exclusive = quiet->priv_kernels[k].params;
     }
     gr_gpu_inline_module mod = {.cas_first = o->cas_first};
     mod.simple_sync = o->inline_checks && o->simple_sync && gr_gpu_sync_is_simple(text);
@@ -553,6 +623,15 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                     st->quiet_loads_skipped++; /* no write shares its barrier intervals */
                     continue;
                 }
+                const gr_private_access *pa = o->skip_private ? private_access(quiet, s, slen) : NULL;
+                if (pa && operands && (!pa->shared || size <= pa->array_bytes)) {
+                    uint32_t label = st->private_accesses++;
+                    st->accesses++;
+                    open_private_guard(out, pa, addr, size, label);
+                    emit_access_hook(out, p, len, o, &mod, st, true);
+                    close_private_guard(out, label);
+                    continue;
+                }
                 if (o->skip_nc_loads && next_is_nc_load(p, end)) {
                     /* read-only for the kernel's duration: no race check, bounds only */
                     st->nc_loads_skipped++;
@@ -624,6 +703,7 @@ bool gr_gpu_prepare_ptx(const ptx_module *m, const gr_gpu_options *o, char **ptx
     if (!o->instrument || !gr_gpu_inline_supported()) eff.inline_checks = false;
     gr_quiet_loads quiet;
     memset(&quiet, 0, sizeof quiet);
+    if (!eff.skip_quiet_loads) eff.skip_private = false; /* one analysis finds both */
     if (eff.instrument && eff.skip_quiet_loads && !gr_quiet_loads_find(m, &quiet, err)) {
         gr_strbuf_free(&text);
         return false;

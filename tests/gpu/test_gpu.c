@@ -420,6 +420,163 @@ Test(gpu_intervals, environment_keeps_every_check) {
     unsetenv("GPURACE_GPU_INTERVALS");
 }
 
+/* ---- private accesses (intervals.h, affine.h) --------------------------------------------- */
+
+/* The private accesses of the kernel in `source`, in instruction order. */
+static gr_quiet_loads private_analysis(const char *source) {
+    return quiet_analysis(source);
+}
+
+static uint32_t count_private(const gr_quiet_loads *q, bool shared) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < q->npriv; i++) n += q->priv[i].shared == shared;
+    return n;
+}
+
+Test(gpu_private, a_grid_stride_output_is_private) {
+    gr_quiet_loads q = private_analysis(
+        "extern \"C\" __global__ void k(const float *in, float *out, int n) {\n"
+        "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
+        "    out[i] = 2.f * in[i];\n"
+        "}\n");
+    cr_assert_eq(count_private(&q, false), 1u);
+    const gr_private_access *p = &q.priv[0];
+    cr_expect_eq(p->param, 1u);
+    cr_expect_eq(p->launch.max_ntid[0], UINT32_MAX, "the place values are blockDim.x and gridDim.x");
+    cr_expect_eq(p->launch.max_nctaid[0], UINT32_MAX);
+    cr_expect_eq(p->launch.max_ntid[1], 1u, "threads differing only in y would share i");
+    cr_expect_eq(p->launch.max_nctaid[2], 1u);
+    cr_assert_eq(q.npriv_kernels, 1u);
+    cr_expect_eq(q.priv_kernels[0].params, 2u);
+    gr_quiet_loads_free(&q);
+}
+
+Test(gpu_private, a_neighbours_element_keeps_the_check) {
+    gr_quiet_loads q = private_analysis(
+        "extern \"C\" __global__ void k(int *out) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  out[i] = 1;\n"
+        "  out[i + 1] = 2;\n"
+        "}\n");
+    cr_expect_eq(count_private(&q, false), 0u);
+    gr_quiet_loads_free(&q);
+}
+
+Test(gpu_private, an_index_without_the_block_needs_a_single_block) {
+    gr_quiet_loads q = private_analysis("extern \"C\" __global__ void k(int *out) {\n"
+                                        "  out[threadIdx.x] = 1;\n"
+                                        "}\n");
+    cr_assert_eq(count_private(&q, false), 1u);
+    cr_expect_eq(q.priv[0].launch.max_nctaid[0], 1u);
+    cr_expect_eq(q.priv[0].launch.max_ntid[0], UINT32_MAX);
+    gr_quiet_loads_free(&q);
+}
+
+Test(gpu_private, a_pointer_loaded_from_memory_keeps_every_check) {
+    gr_quiet_loads q = private_analysis(
+        "extern \"C\" __global__ void k(int **pp, int *out) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  out[i] = 1;\n"
+        "  pp[0][i + 1] = 2;\n"
+        "}\n");
+    cr_expect_eq(count_private(&q, false), 0u, "pp[0] may point into out");
+    gr_quiet_loads_free(&q);
+}
+
+Test(gpu_private, a_tile_store_is_private_while_rows_fit) {
+    gr_quiet_loads q = private_analysis(
+        "extern \"C\" __global__ void k(const float *a, float *c) {\n"
+        "  __shared__ float t[16][16];\n"
+        "  t[threadIdx.y][threadIdx.x] = a[threadIdx.y * 16 + threadIdx.x];\n"
+        "  __syncthreads();\n"
+        "  c[threadIdx.y * 16 + threadIdx.x] = t[threadIdx.x][threadIdx.y];\n"
+        "}\n");
+    cr_assert_eq(count_private(&q, true), 1u);
+    const gr_private_access *p = NULL;
+    for (uint32_t i = 0; i < q.npriv; i++)
+        if (q.priv[i].shared) p = &q.priv[i];
+    cr_expect_str_eq(p->array, "_ZZ1kE1t");
+    cr_expect_eq(p->array_bytes, 1024u);
+    cr_expect_eq(p->launch.max_ntid[0], 16u, "a row holds 16 threads");
+    cr_expect_eq(p->launch.max_ntid[1], UINT32_MAX);
+    cr_expect_eq(p->launch.max_ntid[2], 1u);
+    gr_quiet_loads_free(&q);
+}
+
+Test(gpu_private, a_neighbours_read_in_the_same_interval_keeps_the_check) {
+    const char *racy = "extern \"C\" __global__ void k(int *out) {\n"
+                       "  __shared__ int s[257];\n"
+                       "  s[threadIdx.x] = threadIdx.x;\n"
+                       "  out[threadIdx.x] = s[threadIdx.x + 1];\n"
+                       "}\n";
+    gr_quiet_loads q = private_analysis(racy);
+    cr_expect_eq(count_private(&q, true), 0u);
+    gr_quiet_loads_free(&q);
+    const char *synced = "extern \"C\" __global__ void k(int *out) {\n"
+                         "  __shared__ int s[257];\n"
+                         "  s[threadIdx.x] = threadIdx.x;\n"
+                         "  __syncthreads();\n"
+                         "  out[threadIdx.x] = s[threadIdx.x + 1];\n"
+                         "}\n";
+    q = private_analysis(synced);
+    cr_expect_eq(count_private(&q, true), 1u, "the store shares its interval with nothing else");
+    cr_expect_eq(q.count, 1u, "and the load is quiet");
+    gr_quiet_loads_free(&q);
+}
+
+Test(gpu_private, the_halves_of_a_double_buffer_are_apart_while_the_block_fits) {
+    gr_quiet_loads q = private_analysis(
+        "extern \"C\" __global__ void k(const int *in, int *out) {\n"
+        "  __shared__ int s[2][256];\n"
+        "  s[0][threadIdx.x] = in[threadIdx.x];\n"
+        "  __syncthreads();\n"
+        "  s[1][threadIdx.x] = s[0][threadIdx.x] + 1;\n"
+        "  __syncthreads();\n"
+        "  out[threadIdx.x] = s[1][threadIdx.x];\n"
+        "}\n");
+    cr_expect_eq(count_private(&q, true), 3u, "both stores and the middle load");
+    uint32_t capped = 0;
+    for (uint32_t i = 0; i < q.npriv; i++) capped += q.priv[i].shared && q.priv[i].launch.max_ntid[0] == 256u;
+    cr_expect_eq(capped, 2u, "the middle load and store, each against the other half");
+    gr_quiet_loads_free(&q);
+}
+
+Test(gpu_private, a_call_that_writes_shared_memory_keeps_the_check) {
+    gr_quiet_loads q = private_analysis(
+        "__device__ __noinline__ void put(int *p, int v) { *p = v; }\n"
+        "extern \"C\" __global__ void k(int *out) {\n"
+        "  __shared__ int s[64];\n"
+        "  s[threadIdx.x] = 1;\n"
+        "  put(&s[63 - threadIdx.x], 2);\n"
+        "  __syncthreads();\n"
+        "  out[threadIdx.x] = s[threadIdx.x];\n"
+        "}\n");
+    cr_expect_eq(count_private(&q, true), 0u);
+    cr_expect_eq(count_private(&q, false), 0u, "the callee may write anywhere");
+    gr_quiet_loads_free(&q);
+}
+
+Test(gpu_private, guards_are_emitted_and_the_environment_turns_them_off) {
+    const char *src = "extern \"C\" __global__ void k(const float *in, float *out, int n) {\n"
+                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "  if (i < n) out[i] = in[i] + 1.f;\n"
+                      "}\n";
+    char *ptx = NULL;
+    gr_gpu_prep_stats st = prepare_stats(src, &ptx);
+    cr_expect_eq(st.private_accesses, 1u);
+    cr_expect(strstr(ptx, "$gr_pv_0:") != NULL);
+    cr_expect(strstr(ptx, "%nctaid.y") != NULL, "the grid must be one row");
+    uint32_t excl = 0;
+    for (uint32_t k = 0; k < st.ro_kernels; k++)
+        if (strcmp(st.ro[k].name, "k") == 0) excl = st.ro[k].exclusive;
+    cr_expect_eq(excl, 2u);
+    free(ptx);
+    setenv("GPURACE_GPU_PRIVATE", "0", 1);
+    st = prepare_stats(src, NULL);
+    unsetenv("GPURACE_GPU_PRIVATE");
+    cr_expect_eq(st.private_accesses, 0u);
+}
+
 /* ---- inline access checks (inline_access.h) ------------------------------------------------ */
 
 static const char *mixed_kernel =

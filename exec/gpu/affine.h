@@ -1,0 +1,84 @@
+/* affine.h — what a kernel's addresses are, as sums of thread coordinates, and when two threads'
+ * accesses provably touch different bytes (internal to exec/gpu).
+ *
+ * A register's value is read as an affine form: a base (a kernel parameter's pointer, a shared
+ * array, "no pointer" for integers, or unknown) plus a sum of integer coefficients times products
+ * of atoms, plus a constant. Atoms are %tid, %ntid, %ctaid and %nctaid (.x/.y/.z) and one loop
+ * counter per induction register: a register whose only definitions are `r = INIT` and
+ * `r = r + STEP` (STEP fixed for the thread) holds INIT + m*STEP for some m >= 0. Anything else
+ * (loaded values, divisions, data-dependent selects) leaves the offset unknown but keeps the
+ * base: an integer loaded from memory only offsets a pointer, it is not one.
+ *
+ * Forms are read flow-insensitively from the definitions of each register, which is sound for a
+ * register with one definition (PTX from NVRTC) and for the counters above; a counter sampled
+ * twice in one expression would be two different values, so such an expression is unknown.
+ * Integer arithmetic is taken without wrap-around: an index that overflows 32 bits moves the
+ * address by a multiple of 4 GiB, which is what the callers' run-time bounds checks catch. */
+#ifndef GR_EXEC_GPU_AFFINE_H
+#define GR_EXEC_GPU_AFFINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "jit/ptx/ptx_ir.h"
+
+typedef enum gr_affine_base {
+    GR_AFFINE_BASE_NONE = 0, /* an integer, not a pointer */
+    GR_AFFINE_BASE_PARAM,    /* a kernel parameter's pointer (index = parameter) */
+    GR_AFFINE_BASE_SHARED,   /* a .shared array's address in the shared window (index = array) */
+    GR_AFFINE_BASE_SHARED_GENERIC, /* a generic address of shared memory (cvta.shared) */
+    GR_AFFINE_BASE_OTHER,    /* a module variable outside shared memory */
+    GR_AFFINE_BASE_UNKNOWN,  /* may point anywhere */
+} gr_affine_base;
+
+enum { GR_AFFINE_MAX_TERMS = 8, GR_AFFINE_MAX_DEGREE = 3 };
+
+typedef struct gr_affine_term {
+    int64_t coef;
+    uint8_t degree;
+    uint32_t atoms[GR_AFFINE_MAX_DEGREE]; /* sorted */
+} gr_affine_term;
+
+typedef struct gr_affine_form {
+    uint8_t base;        /* gr_affine_base */
+    int32_t base_index;
+    bool known;          /* the offset below is exact */
+    uint8_t nterms;
+    gr_affine_term terms[GR_AFFINE_MAX_TERMS];
+    int64_t constant;
+} gr_affine_form;
+
+/* The shared arrays of a kernel (its own and the module's), by index. */
+typedef struct gr_affine_array {
+    const char *name;
+    uint64_t bytes; /* 0: size unknown (extern, dynamic) */
+} gr_affine_array;
+
+typedef struct gr_affine_kernel gr_affine_kernel;
+
+/* Reads the forms of `fn`'s registers (a kernel of `m`). NULL when out of memory or when the
+ * kernel has an instruction the IR does not know (nothing can be said then). */
+gr_affine_kernel *gr_affine_kernel_new(const ptx_module *m, const ptx_function *fn);
+void gr_affine_kernel_free(gr_affine_kernel *k);
+
+/* The address `x` (a memory instruction of the kernel) accesses: register base plus offset. */
+gr_affine_form gr_affine_address(gr_affine_kernel *k, const ptx_insn *x);
+
+const gr_affine_array *gr_affine_array_at(const gr_affine_kernel *k, int32_t index);
+
+/* Launch conditions under which a proof holds: each extent at most the given value (UINT32_MAX:
+ * no condition; 1: the dimension must not be used). */
+typedef struct gr_affine_launch {
+    uint32_t max_ntid[3];
+    uint32_t max_nctaid[3];
+} gr_affine_launch;
+
+void gr_affine_launch_any(gr_affine_launch *c);
+
+/* Whether accesses of `a_size` bytes at `a` and `b_size` bytes at `b`, made by two different
+ * threads (of one block when `same_block`, else of the grid), can never share a byte, both
+ * forms having the same base. True narrows `c` to the launches where that holds. */
+bool gr_affine_disjoint(const gr_affine_form *a, uint32_t a_size, const gr_affine_form *b,
+                        uint32_t b_size, bool same_block, gr_affine_launch *c);
+
+#endif
