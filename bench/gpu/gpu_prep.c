@@ -3,7 +3,9 @@
  *   gpu_prep FILE.cu --ptx OUT.ptx
  *   gpu_prep FILE.cu --cubin OUT.cubin [--sm sm_90]
  *   gpu_prep FILE.ptx --quiet-ids    the ids of the shared loads whose checks the barrier-
- *                                    interval filter drops (FILE.ptx from `gpurace ptx`, so
+ *                                    interval filter drops, and of the private accesses with
+ *                                    the largest extents their proofs allow (ntid x,y,z then
+ *                                    nctaid x,y,z) (FILE.ptx from `gpurace ptx`, so
  *                                    that ids match gpurace's findings)
  * Prints the preparation statistics. */
 #include <stdio.h>
@@ -27,6 +29,12 @@ static int print_quiet_ids(const char *path) {
         printf("quiet:");
         for (uint32_t id = 0; id < q.nids; id++)
             if (gr_quiet_load(&q, id)) printf(" %u", id);
+        printf("\nprivate:");
+        for (uint32_t i = 0; i < q.npriv; i++) {
+            const gr_affine_launch *l = &q.priv[i].launch;
+            printf(" %u:%u,%u,%u,%u,%u,%u", q.priv[i].id, l->max_ntid[0], l->max_ntid[1], l->max_ntid[2],
+                   l->max_nctaid[0], l->max_nctaid[1], l->max_nctaid[2]);
+        }
         printf("\nleft alone: %u\n", q.kernels_left_alone);
     } else {
         gr_error_print(&err, stderr);
