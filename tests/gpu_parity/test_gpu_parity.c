@@ -351,8 +351,10 @@ Test(gpu_parity_oob, read_only_loads_keep_a_bounds_check) {
         cr_expect(no_uni_call_after_a_guard(ptx), "%s", oob_kernels[k]);
         o.inline_checks = true;
         free(ptx);
-        /* Turned off: the old outright skip. */
+        /* Turned off: the old outright skip. (Private accesses keep their own guard, which
+         * reads the bounds too: off here so that only the read-only loads show.) */
         o.bounds_checks = false;
+        o.skip_private = false;
         ptx = prepare(m, &o, &st);
         cr_expect_eq(st.bounds_checks, st.readonly_loads_skipped);
         cr_expect(strstr(ptx, GR_RT_RO_BOUNDS_NAME "+") == NULL);
