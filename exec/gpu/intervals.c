@@ -321,7 +321,7 @@ static bool find_private_global(const ptx_module *m, const ptx_function *fn, con
     uint32_t n = g->n;
     gr_affine_form *forms = malloc((n ? n : 1) * sizeof *forms);
     if (!forms) return false;
-    uint32_t written = 0, touched = 0;
+    uint32_t written = 0;
     bool usable = fn->nparams <= 32;
     for (uint32_t i = 0; i < n && usable; i++) {
         const ptx_insn *x = g->insn[i];
@@ -344,7 +344,6 @@ static bool find_private_global(const ptx_module *m, const ptx_function *fn, con
             (x->space == PTX_SPACE_GLOBAL && b != GR_AFFINE_BASE_PARAM && b != GR_AFFINE_BASE_OTHER))
             usable = false;
         if (b != GR_AFFINE_BASE_PARAM) continue;
-        touched |= 1u << forms[i].base_index;
         if (cls & (PTX_OPC_WRITES | PTX_OPC_ATOMIC)) written |= 1u << forms[i].base_index;
     }
     uint32_t proven = 0;
@@ -368,7 +367,6 @@ static bool find_private_global(const ptx_module *m, const ptx_function *fn, con
         }
         if (ok) proven |= 1u << p;
     }
-    (void)touched;
     bool fine = true;
     for (uint32_t i = 0; i < n && fine && proven; i++) {
         const ptx_insn *x = g->insn[i];

@@ -422,11 +422,6 @@ Test(gpu_intervals, environment_keeps_every_check) {
 
 /* ---- private accesses (intervals.h, affine.h) --------------------------------------------- */
 
-/* The private accesses of the kernel in `source`, in instruction order. */
-static gr_quiet_loads private_analysis(const char *source) {
-    return quiet_analysis(source);
-}
-
 static uint32_t count_private(const gr_quiet_loads *q, bool shared) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < q->npriv; i++) n += q->priv[i].shared == shared;
@@ -434,7 +429,7 @@ static uint32_t count_private(const gr_quiet_loads *q, bool shared) {
 }
 
 Test(gpu_private, a_grid_stride_output_is_private) {
-    gr_quiet_loads q = private_analysis(
+    gr_quiet_loads q = quiet_analysis(
         "extern \"C\" __global__ void k(const float *in, float *out, int n) {\n"
         "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
         "    out[i] = 2.f * in[i];\n"
@@ -452,7 +447,7 @@ Test(gpu_private, a_grid_stride_output_is_private) {
 }
 
 Test(gpu_private, a_neighbours_element_keeps_the_check) {
-    gr_quiet_loads q = private_analysis(
+    gr_quiet_loads q = quiet_analysis(
         "extern \"C\" __global__ void k(int *out) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         "  out[i] = 1;\n"
@@ -463,7 +458,7 @@ Test(gpu_private, a_neighbours_element_keeps_the_check) {
 }
 
 Test(gpu_private, an_index_without_the_block_needs_a_single_block) {
-    gr_quiet_loads q = private_analysis("extern \"C\" __global__ void k(int *out) {\n"
+    gr_quiet_loads q = quiet_analysis("extern \"C\" __global__ void k(int *out) {\n"
                                         "  out[threadIdx.x] = 1;\n"
                                         "}\n");
     cr_assert_eq(count_private(&q, false), 1u);
@@ -473,7 +468,7 @@ Test(gpu_private, an_index_without_the_block_needs_a_single_block) {
 }
 
 Test(gpu_private, a_pointer_loaded_from_memory_keeps_every_check) {
-    gr_quiet_loads q = private_analysis(
+    gr_quiet_loads q = quiet_analysis(
         "extern \"C\" __global__ void k(int **pp, int *out) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         "  out[i] = 1;\n"
@@ -484,7 +479,7 @@ Test(gpu_private, a_pointer_loaded_from_memory_keeps_every_check) {
 }
 
 Test(gpu_private, a_tile_store_is_private_while_rows_fit) {
-    gr_quiet_loads q = private_analysis(
+    gr_quiet_loads q = quiet_analysis(
         "extern \"C\" __global__ void k(const float *a, float *c) {\n"
         "  __shared__ float t[16][16];\n"
         "  t[threadIdx.y][threadIdx.x] = a[threadIdx.y * 16 + threadIdx.x];\n"
@@ -509,7 +504,7 @@ Test(gpu_private, a_neighbours_read_in_the_same_interval_keeps_the_check) {
                        "  s[threadIdx.x] = threadIdx.x;\n"
                        "  out[threadIdx.x] = s[threadIdx.x + 1];\n"
                        "}\n";
-    gr_quiet_loads q = private_analysis(racy);
+    gr_quiet_loads q = quiet_analysis(racy);
     cr_expect_eq(count_private(&q, true), 0u);
     gr_quiet_loads_free(&q);
     const char *synced = "extern \"C\" __global__ void k(int *out) {\n"
@@ -518,14 +513,14 @@ Test(gpu_private, a_neighbours_read_in_the_same_interval_keeps_the_check) {
                          "  __syncthreads();\n"
                          "  out[threadIdx.x] = s[threadIdx.x + 1];\n"
                          "}\n";
-    q = private_analysis(synced);
+    q = quiet_analysis(synced);
     cr_expect_eq(count_private(&q, true), 1u, "the store shares its interval with nothing else");
     cr_expect_eq(q.count, 1u, "and the load is quiet");
     gr_quiet_loads_free(&q);
 }
 
 Test(gpu_private, the_halves_of_a_double_buffer_are_apart_while_the_block_fits) {
-    gr_quiet_loads q = private_analysis(
+    gr_quiet_loads q = quiet_analysis(
         "extern \"C\" __global__ void k(const int *in, int *out) {\n"
         "  __shared__ int s[2][256];\n"
         "  s[0][threadIdx.x] = in[threadIdx.x];\n"
@@ -542,7 +537,7 @@ Test(gpu_private, the_halves_of_a_double_buffer_are_apart_while_the_block_fits) 
 }
 
 Test(gpu_private, a_call_that_writes_shared_memory_keeps_the_check) {
-    gr_quiet_loads q = private_analysis(
+    gr_quiet_loads q = quiet_analysis(
         "__device__ __noinline__ void put(int *p, int v) { *p = v; }\n"
         "extern \"C\" __global__ void k(int *out) {\n"
         "  __shared__ int s[64];\n"
