@@ -589,8 +589,8 @@ int main(int argc, char **argv) {
     if (!defaults.inline_checks) ab = false; /* both runs would call every hook */
     printf("bench_gpu: GPU backend, scale 1/%llu%s, inline checks %s\n", (unsigned long long)scale,
            readonly_filter ? "" : ", read-only filter off", defaults.inline_checks ? "on" : "off");
-    printf("%-11s %12s %10s %10s %8s %7s %6s %10s", "kernel", "elements", "plain_ms", "instr_ms",
-           "slowdown", "shadow", "races", "undecided");
+    printf("%-11s %12s %10s %10s %8s %7s %6s %10s %7s", "kernel", "elements", "plain_ms", "instr_ms",
+           "slowdown", "shadow", "races", "undecided", "regs");
     if (ab) printf(" %10s %8s", "hook_ms", "hook_x");
     printf("\n");
     double logsum = 0, logsum_hook = 0, slow[32];
@@ -615,9 +615,11 @@ int main(int argc, char **argv) {
             double shadow = b.stats.tracked_bytes
                                 ? (double)b.stats.shadow_bytes / (double)b.stats.tracked_bytes
                                 : 0;
-            printf("%-11s %12llu %10.3f %10.3f %7.2fx %6.2f %6d %10llu", kernels[k].name,
-                   (unsigned long long)b.elements,
-                   a.ms, b.ms, s, shadow, b.races, (unsigned long long)b.stats.undecided);
+            char regs[16];
+            snprintf(regs, sizeof regs, "%u>%u", a.stats.registers, b.stats.registers);
+            printf("%-11s %12llu %10.3f %10.3f %7.2fx %6.2f %6d %10llu %7s", kernels[k].name,
+                   (unsigned long long)b.elements, a.ms, b.ms, s, shadow, b.races,
+                   (unsigned long long)b.stats.undecided, regs);
             if (ab) {
                 double sh = h.ms / (a.ms > 0 ? a.ms : 1e-9);
                 printf(" %10.3f %7.2fx", h.ms, sh);

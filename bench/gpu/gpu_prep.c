@@ -90,7 +90,10 @@ int main(int argc, char **argv) {
                st.entries, st.accesses, st.inline_sites, st.nc_loads_skipped,
                st.readonly_loads_skipped, st.quiet_loads_skipped, st.backward_branches,
                st.simple_sync ? "yes" : "no", st.inline_barriers);
-    else
+    if (ok && cubin_out)
+        printf("registers per thread %u (cap %u; uninstrumented %u)\n", st.registers,
+               st.register_cap, st.plain_registers);
+    if (!ok)
         gr_error_print(&err, stderr);
     gr_compile_result_free(&res);
     if (m) ptx_module_free(m);

@@ -54,6 +54,9 @@ typedef struct gr_gpu_options {
                             * warp irregular (only full barriers, no acquires), barriers are
                             * inline and accesses read the block's word once per barrier;
                             * off with GPURACE_GPU_SIMPLE_SYNC=0 */
+    unsigned max_registers; /* registers per thread an instrumented module may use (nvJitLink's
+                            * -maxrregcount); 0: chosen from the kernel (gr_gpu_register_cap),
+                            * 255: no cap; GPURACE_GPU_MAXREG=N in the environment */
     const char *cache_dir; /* NULL: $XDG_CACHE_HOME/gpurace or ~/.cache/gpurace; "": no cache */
     int device;            /* CUDA device ordinal */
     size_t arena_bytes;    /* launch-buffer arena; 0: 1/32 of device memory, at most 2 GiB,
@@ -103,6 +106,11 @@ typedef struct gr_gpu_prep_stats {
                                   * (inline_access.h, gr_gpu_inline_module) */
     uint32_t ro_kernels;         /* entries of ro[] used */
     gr_gpu_ro_kernel ro[GR_GPU_RO_KERNELS];
+    /* Filled by gr_gpu_build_cubin when it links (not from the cache): */
+    uint32_t plain_registers;    /* the most any kernel uses uninstrumented (0: unknown) */
+    uint32_t register_cap;       /* the cap the instrumented module was linked under (0: none) */
+    /* Filled by gr_gpu_build_cubin, from the cubin: the most any instrumented kernel uses. */
+    uint32_t registers;
 } gr_gpu_prep_stats;
 
 /* The device runtime's PTX, compiled by NVRTC for `arch` (NULL: "compute_90"). Caller frees. */
@@ -112,6 +120,14 @@ bool gr_gpu_runtime_ptx(const char *arch, char **ptx, gr_error *err);
  * o->instrument, plus the entry hook, budget checks and coverage bytes. Caller frees. */
 bool gr_gpu_prepare_ptx(const ptx_module *m, const gr_gpu_options *o, char **ptx,
                         gr_gpu_prep_stats *stats, gr_error *err);
+
+/* The register cap of an instrumented module whose kernels use at most `plain_registers`
+ * uninstrumented (0: unknown). The hooks' slow path needs ~180 registers, and a kernel gets
+ * the count of everything it calls: uncapped, a 256-thread block fills an SM alone. The cap
+ * leaves the kernel's own code 16 registers for the inline checks, within 48..64 so that a
+ * 1024-thread block still launches; a kernel that needs more than 64 keeps what it needs. A
+ * kernel's .maxnreg, .maxntid/.reqntid and .minnctapersm lower it to what they allow. */
+unsigned gr_gpu_register_cap(const ptx_module *m, unsigned plain_registers);
 
 /* prepare + link with the runtime for `sm_arch` ("sm_90"), through the cubin cache.
  * *from_cache (may be NULL) says whether the cubin came from the cache. Caller frees *cubin. */
@@ -126,6 +142,7 @@ void gr_gpu_cache_dir(const gr_gpu_options *o, char *buf, size_t n);
 
 typedef struct gr_gpu_launch_stats {
     double kernel_ms;          /* device time of the kernel alone (CUDA events) */
+    uint32_t registers;        /* per thread, as the driver reports them for the kernel */
     uint64_t tracked_bytes;    /* global bytes with shadow (buffers + module variables) */
     uint64_t shadow_bytes;     /* global shadow bytes in use for them */
     uint64_t shared_shadow_bytes; /* per block */

@@ -578,8 +578,9 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
     for (int i = 0; i < l->nargs; i++) params[i] = (void *)l->args[i].data;
 
     /* Shared memory: the kernel's, then (when detecting) the shadow of the whole window. */
-    int static_smem = 0;
+    int static_smem = 0, registers = 0;
     g->cu.FuncGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func);
+    g->cu.FuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, func);
     uint32_t user_dyn = (l->dynamic_shared + 15u) & ~15u;
     uint32_t shared_words = 0, dyn = l->dynamic_shared;
     if (detect) {
@@ -724,6 +725,7 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
     g->cu.EventElapsedTime(&ms, g->ev_start, g->ev_end);
     memset(&g->last, 0, sizeof g->last);
     g->last.kernel_ms = ms;
+    g->last.registers = (uint32_t)registers;
     g->have_last = true;
     if (!g->opt.instrument) return true;
 

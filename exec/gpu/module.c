@@ -41,7 +41,7 @@ extern const char gr_gpu_runtime_source[];
 extern const size_t gr_gpu_runtime_source_len;
 
 /* Bumped whenever the passes below change what they emit (part of the cache key). */
-#define GR_GPU_MODULE_FORMAT 10u
+#define GR_GPU_MODULE_FORMAT 11u
 
 void gr_gpu_options_default(gr_gpu_options *o) {
     memset(o, 0, sizeof *o);
@@ -55,6 +55,7 @@ void gr_gpu_options_default(gr_gpu_options *o) {
     /* GPURACE_GPU_INLINE=0 keeps every hook call, GPURACE_GPU_BOUNDS=0 skips read-only loads
      * outright, GPURACE_GPU_INTERVALS=0 keeps the checks of quiet shared loads,
      * GPURACE_GPU_PRIVATE=0 keeps the checks of private accesses,
+     * GPURACE_GPU_MAXREG=N links under an N-register cap (255: none),
      * GPURACE_GPU_CAS_FIRST=0 reads the word before a global write's CAS, =2 tries the CAS
      * first for reads too, GPURACE_GPU_SIMPLE_SYNC=0 keeps barrier hook calls and per-access
      * block-word loads (A/B comparisons of the inline path, the bounds-only checks, the
@@ -69,6 +70,12 @@ void gr_gpu_options_default(gr_gpu_options *o) {
     o->skip_private = !(env && strcmp(env, "0") == 0);
     env = getenv("GPURACE_GPU_SIMPLE_SYNC");
     o->simple_sync = !(env && strcmp(env, "0") == 0);
+    env = getenv("GPURACE_GPU_MAXREG");
+    if (env && *env) {
+        char *end = NULL;
+        unsigned long n = strtoul(env, &end, 10);
+        if (end && *end == '\0') o->max_registers = n > 255 ? 255u : (unsigned)n;
+    }
     env = getenv("GPURACE_GPU_CAS_FIRST");
     o->cas_first = !env                      ? GR_GPU_CAS_FIRST_WRITES
                    : strcmp(env, "0") == 0 ? GR_GPU_CAS_FIRST_NONE
@@ -748,6 +755,71 @@ static bool make_dirs(const char *path) {
     return mkdir(buf, 0755) == 0 || errno == EEXIST;
 }
 
+/* ---- registers -------------------------------------------------------------------------------- */
+
+#define REGS_MAX 255u      /* the most a thread can have */
+#define REGS_PER_SM 65536u /* the register file every sm_70+ SM has */
+#define REGS_FLOOR 24u     /* below this ptxas spills the ABI's own state */
+
+static unsigned round_up8(unsigned n) { return (n + 7u) & ~7u; }
+
+unsigned gr_gpu_register_cap(const ptx_module *m, unsigned plain_registers) {
+    unsigned cap = 64;
+    if (plain_registers > 64) cap = round_up8(plain_registers);
+    else if (plain_registers > 0 && plain_registers + 16 < 64) cap = round_up8(plain_registers + 16);
+    if (cap < 48) cap = 48;
+    if (cap > REGS_MAX) cap = REGS_MAX;
+    for (int32_t f = 0; m && f < m->nfunctions; f++) {
+        const ptx_function *fn = &m->functions[f];
+        if (!fn->is_entry) continue;
+        if (fn->maxnreg && fn->maxnreg < cap) cap = fn->maxnreg;
+        const uint32_t *dims = fn->reqntid[0] ? fn->reqntid : fn->maxntid;
+        uint64_t threads = 1;
+        for (int d = 0; d < 3; d++) threads *= dims[d] ? dims[d] : 1;
+        if (!dims[0]) continue;
+        threads *= fn->minnctapersm ? fn->minnctapersm : 1;
+        uint64_t fits = (REGS_PER_SM / threads) & ~7ull; /* allocated 8 at a time */
+        if (fits < cap) cap = (unsigned)fits;
+    }
+    return cap < REGS_FLOOR ? REGS_FLOOR : cap;
+}
+
+/* The most registers any kernel of `m` uses uninstrumented, from a link of the printed module
+ * alone; 0 when that fails (the instrumented link reports what is wrong). */
+static unsigned plain_registers(const ptx_module *m, const char *sm_arch) {
+    gr_strbuf text = {0};
+    unsigned most = 0;
+    if (ptx_print(m, &text)) {
+        gr_link_input in = {text.data, text.len, m->source_name};
+        gr_link_options lo = {.sm_arch = sm_arch};
+        void *cubin = NULL;
+        size_t len = 0;
+        gr_error ignore = GR_ERROR_INIT;
+        if (gr_link_ptx_with(&in, 1, &lo, &cubin, &len, &ignore)) {
+            for (int32_t f = 0; f < m->nfunctions; f++) {
+                if (!m->functions[f].is_entry) continue;
+                unsigned r = gr_cubin_registers(cubin, len, m->functions[f].name);
+                if (r > most) most = r;
+            }
+        }
+        gr_error_clear(&ignore);
+        free(cubin);
+    }
+    gr_strbuf_free(&text);
+    return most;
+}
+
+/* The most registers any kernel of `m` has in a linked cubin. */
+static unsigned cubin_registers(const ptx_module *m, const void *cubin, size_t len) {
+    unsigned most = 0;
+    for (int32_t f = 0; f < m->nfunctions; f++) {
+        if (!m->functions[f].is_entry || !m->functions[f].has_body) continue;
+        unsigned r = gr_cubin_registers(cubin, len, m->functions[f].name);
+        if (r > most) most = r;
+    }
+    return most;
+}
+
 bool gr_gpu_build_cubin(const ptx_module *m, const gr_gpu_options *o, const char *sm_arch,
                         void **cubin, size_t *cubin_len, bool *from_cache,
                         gr_gpu_prep_stats *stats, gr_error *err) {
@@ -766,6 +838,8 @@ bool gr_gpu_build_cubin(const ptx_module *m, const gr_gpu_options *o, const char
     h = gr_hash_bytes(h, sm_arch, strlen(sm_arch));
     h = gr_hash_bytes(h, gr_gpu_runtime_source, gr_gpu_runtime_source_len);
     h = gr_hash_bytes(h, user, strlen(user));
+    unsigned regs_setting = o->instrument ? o->max_registers : 0;
+    h = gr_hash_bytes(h, &regs_setting, sizeof regs_setting);
     char dir[900], path[1024];
     gr_gpu_cache_dir(o, dir, sizeof dir);
     path[0] = '\0';
@@ -780,6 +854,7 @@ bool gr_gpu_build_cubin(const ptx_module *m, const gr_gpu_options *o, const char
             *cubin = cached;
             *cubin_len = len;
             if (from_cache) *from_cache = true;
+            if (stats) stats->registers = cubin_registers(m, cached, len);
             return true;
         }
         free(cached);
@@ -793,11 +868,27 @@ bool gr_gpu_build_cubin(const ptx_module *m, const gr_gpu_options *o, const char
         /* The runtime's virtual architecture follows the device: sm_90 -> compute_90. */
         ok = gr_gpu_runtime_ptx(arch, &runtime, err);
     }
+    /* Only instrumented modules are capped: the plain one is the user's kernel as is. */
+    gr_link_options lo = {.sm_arch = sm_arch};
+    unsigned plain = 0;
+    if (ok && o->instrument) {
+        if (o->max_registers) {
+            lo.max_registers = o->max_registers >= REGS_MAX ? 0 : o->max_registers;
+        } else {
+            plain = plain_registers(m, sm_arch);
+            lo.max_registers = gr_gpu_register_cap(m, plain);
+        }
+    }
     if (ok) {
         gr_link_input in[2] = {{user, strlen(user), m->source_name},
                                {runtime, runtime ? strlen(runtime) : 0, "gpurace_runtime.cu"}};
-        ok = gr_link_ptx(in, runtime ? 2 : 1, sm_arch, cubin, cubin_len, err);
+        ok = gr_link_ptx_with(in, runtime ? 2 : 1, &lo, cubin, cubin_len, err);
         if (!ok) gr_error_wrap(err, "linking the instrumented kernel with the GPU runtime");
+    }
+    if (ok && stats) {
+        stats->plain_registers = plain;
+        stats->register_cap = lo.max_registers;
+        stats->registers = cubin_registers(m, *cubin, *cubin_len);
     }
     free(runtime);
     free(user);

@@ -22,4 +22,18 @@ typedef struct gr_link_input {
 bool gr_link_ptx(const gr_link_input *inputs, int n_inputs, const char *sm_arch, void **cubin,
                  size_t *cubin_len, gr_error *err);
 
+typedef struct gr_link_options {
+    const char *sm_arch;     /* NULL: "sm_90" */
+    unsigned max_registers;  /* -maxrregcount for every function of every input; 0: none */
+} gr_link_options;
+
+/* gr_link_ptx with options. */
+bool gr_link_ptx_with(const gr_link_input *inputs, int n_inputs, const gr_link_options *opt,
+                      void **cubin, size_t *cubin_len, gr_error *err);
+
+/* The registers per thread that a linked cubin gives `function` (a kernel's count includes
+ * everything it calls), read from the cubin's per-function attributes; 0 when the cubin has no
+ * such function or is not a cubin the reader understands. Needs no GPU. */
+unsigned gr_cubin_registers(const void *cubin, size_t cubin_len, const char *function);
+
 #endif

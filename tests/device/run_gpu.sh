@@ -6,8 +6,8 @@
 # Environment: RACECHECK_SCALE (data divisor under racecheck, default 16),
 #              RACECHECK_TIMEOUT (seconds per kernel, default 10; 0 skips racecheck),
 #              ABLATION (1: also bench with the read-only filter off, with the barrier-
-#              interval filter off, with the private-access filter off, and with
-#              GPURACE_GPU_SIMPLE_SYNC=0; CAS_ABLATION=1 adds GPURACE_GPU_CAS_FIRST=0 and =2;
+#              interval filter off, with the private-access filter off, without the
+#              register cap (GPURACE_GPU_MAXREG=255) and with GPURACE_GPU_SIMPLE_SYNC=0; CAS_ABLATION=1 adds GPURACE_GPU_CAS_FIRST=0 and =2;
 #              default 1),
 #              PREV (a build directory of an earlier version: its bench_gpu runs first, as
 #              the baseline of this call; default none),
@@ -50,6 +50,8 @@ if [ "$ABLATION" = 1 ]; then
     GPURACE_GPU_INTERVALS=0 timeout 240 "$BENCH" --no-ab 2>&1 | tee "$OUT/bench_intervals"
     echo "== bench_gpu, private-access filter off (GPURACE_GPU_PRIVATE=0)"
     GPURACE_GPU_PRIVATE=0 timeout 240 "$BENCH" --no-ab 2>&1 | tee "$OUT/bench_private"
+    echo "== bench_gpu, no register cap (GPURACE_GPU_MAXREG=255)"
+    GPURACE_GPU_MAXREG=255 timeout 240 "$BENCH" --no-ab 2>&1 | tee "$OUT/bench_maxreg"
     for c in $([ "${CAS_ABLATION:-0}" = 1 ] && echo 0 2); do
         echo "== bench_gpu, GPURACE_GPU_CAS_FIRST=$c (global accesses that CAS the empty word first)"
         GPURACE_GPU_CAS_FIRST=$c timeout 240 "$BENCH" --no-ab 2>&1 | tee "$OUT/bench_cas$c"
@@ -102,6 +104,7 @@ grep -E "^(bench_gpu|kernel|device)|x |geomean" "$OUT/bench"
 [ -f "$OUT/bench_all" ] && grep -E "geomean" "$OUT/bench_all" | sed 's/^/read-only filter off: /'
 [ -f "$OUT/bench_intervals" ] && grep -E "geomean" "$OUT/bench_intervals" | sed 's/^/interval filter off: /'
 [ -f "$OUT/bench_private" ] && grep -E "geomean" "$OUT/bench_private" | sed 's/^/private filter off: /'
+[ -f "$OUT/bench_maxreg" ] && grep -E "geomean" "$OUT/bench_maxreg" | sed 's/^/register cap off: /'
 for c in 0 2; do
     [ -f "$OUT/bench_cas$c" ] && grep -E "geomean" "$OUT/bench_cas$c" | sed "s/^/CAS first=$c: /"
 done

@@ -123,6 +123,73 @@ Test(gpu_module, cubin_cache_by_content_hash) {
     cr_expect_str_eq(def, "/somewhere/gpurace");
 }
 
+/* ---- registers ------------------------------------------------------------------------------ */
+
+Test(gpu_registers, the_cap_leaves_room_for_the_checks_and_for_1024_threads) {
+    cr_expect_eq(gr_gpu_register_cap(NULL, 0), 64u, "unknown: the most a 1024-thread block allows");
+    cr_expect_eq(gr_gpu_register_cap(NULL, 12), 48u);
+    cr_expect_eq(gr_gpu_register_cap(NULL, 40), 56u);
+    cr_expect_eq(gr_gpu_register_cap(NULL, 60), 64u);
+    cr_expect_eq(gr_gpu_register_cap(NULL, 100), 104u, "a kernel that needs more keeps it");
+    const char *head = ".version 8.0\n.target sm_90\n.address_size 64\n";
+    const char *bodies[] = {
+        ".visible .entry k() .maxntid 1024, 1, 1\n{\nret;\n}\n",
+        ".visible .entry k() .maxnreg 40\n{\nret;\n}\n",
+        ".visible .entry k() .reqntid 512 .minnctapersm 2\n{\nret;\n}\n",
+        ".visible .entry k() .maxntid 256, 4, 1 .minnctapersm 4\n{\nret;\n}\n",
+    };
+    const unsigned want[] = {64, 40, 64, 24};
+    for (int i = 0; i < 4; i++) {
+        char ptx[512];
+        snprintf(ptx, sizeof ptx, "%s%s", head, bodies[i]);
+        ptx_module *m = parse_or_die(ptx);
+        cr_expect_eq(gr_gpu_register_cap(m, 100), want[i], "%s: %u", bodies[i],
+                     gr_gpu_register_cap(m, 100));
+        ptx_module_free(m);
+    }
+}
+
+Test(gpu_registers, instrumented_kernels_stay_within_the_cap) {
+    ptx_module *m = compile_or_die(
+        "extern \"C\" __global__ void k(const float *in, float *out, int n) {\n"
+        "  __shared__ float s[256];\n"
+        "  s[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];\n"
+        "  __syncthreads();\n"
+        "  out[blockIdx.x * blockDim.x + threadIdx.x] = s[255 - threadIdx.x];\n"
+        "}\n",
+        "k.cu");
+    gr_gpu_options o;
+    gr_gpu_options_default(&o);
+    o.cache_dir = "";
+    gr_gpu_prep_stats st;
+    void *cubin = NULL;
+    size_t len = 0;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_gpu_build_cubin(m, &o, "sm_90", &cubin, &len, NULL, &st, &err), "%s", err.message);
+    free(cubin);
+    cr_expect_gt(st.plain_registers, 0u);
+    cr_expect_eq(st.register_cap, gr_gpu_register_cap(m, st.plain_registers));
+    cr_expect_gt(st.registers, 0u);
+    cr_expect_leq(st.registers, st.register_cap, "%u registers, cap %u", st.registers,
+                  st.register_cap);
+    /* The environment sets the cap; 255 links without one. */
+    setenv("GPURACE_GPU_MAXREG", "32", 1);
+    gr_gpu_options_default(&o);
+    o.cache_dir = "";
+    cr_assert(gr_gpu_build_cubin(m, &o, "sm_90", &cubin, &len, NULL, &st, &err), "%s", err.message);
+    free(cubin);
+    cr_expect_eq(st.register_cap, 32u);
+    cr_expect_leq(st.registers, 32u, "%u registers", st.registers);
+    setenv("GPURACE_GPU_MAXREG", "255", 1);
+    gr_gpu_options_default(&o);
+    o.cache_dir = "";
+    cr_assert(gr_gpu_build_cubin(m, &o, "sm_90", &cubin, &len, NULL, &st, &err), "%s", err.message);
+    free(cubin);
+    cr_expect_eq(st.register_cap, 0u);
+    unsetenv("GPURACE_GPU_MAXREG");
+    ptx_module_free(m);
+}
+
 /* Every kernel of the labeled suite: instrumented, prepared and linked with the runtime. */
 Test(gpu_module, suite_kernels_link_for_sm_90, .timeout = 280) {
     char *runtime = NULL;

@@ -96,3 +96,46 @@ Test(jit_link, unknown_arch_is_refused) {
     gr_error_clear(&err);
     free(a);
 }
+
+/* Volatile accesses keep their order, so all 96 loaded values are live before the first store. */
+static const char *many_live_src =
+    "extern \"C\" __global__ void many_live(volatile float *p) {\n"
+    "  float v[96];\n"
+    "#pragma unroll\n"
+    "  for (int i = 0; i < 96; i++) v[i] = p[i];\n"
+    "#pragma unroll\n"
+    "  for (int i = 0; i < 96; i++) p[95 - i] = v[i] * 2.f;\n"
+    "}\n";
+
+static unsigned registers_under(const gr_compile_result *res, unsigned cap) {
+    gr_link_input in = {res->ptx, res->ptx_len, "many_live.ptx"};
+    gr_link_options lo = {.sm_arch = "sm_90", .max_registers = cap};
+    void *cubin = NULL;
+    size_t len = 0;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_link_ptx_with(&in, 1, &lo, &cubin, &len, &err), "%s\n%s", err.message,
+              err.detail ? err.detail : "");
+    unsigned regs = gr_cubin_registers(cubin, len, "many_live");
+    cr_expect_eq(gr_cubin_registers(cubin, len, "no_such_kernel"), 0);
+    free(cubin);
+    return regs;
+}
+
+Test(jit_link, a_register_cap_bounds_what_a_kernel_uses) {
+    gr_compile_result res;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_compile_source(many_live_src, "many_live.cu", NULL, &res, &err), "%s",
+              err.message);
+    unsigned free_regs = registers_under(&res, 0), capped = registers_under(&res, 32);
+    cr_expect_gt(free_regs, 96, "96 live values need more than 96 registers, read %u", free_regs);
+    cr_expect_gt(capped, 0);
+    cr_expect_leq(capped, 32, "capped at 32, read %u", capped);
+    gr_compile_result_free(&res);
+}
+
+Test(jit_link, the_register_reader_refuses_what_is_not_a_cubin) {
+    const char junk[128] = "\x7f" "ELF\x02\x01 and then nothing that makes sense";
+    cr_expect_eq(gr_cubin_registers(junk, sizeof junk, "k"), 0);
+    cr_expect_eq(gr_cubin_registers("short", 5, "k"), 0);
+    cr_expect_eq(gr_cubin_registers(NULL, 0, "k"), 0);
+}
