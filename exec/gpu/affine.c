@@ -625,6 +625,73 @@ gr_affine_form gr_affine_address(gr_affine_kernel *k, const ptx_insn *x) {
     return form_add(k, &base, &off, 1);
 }
 
+/* ---- guards ------------------------------------------------------------------------------------ */
+
+/* An integer comparison as signed-or-unsigned-agnostic order (tid and the bounds used here are
+ * small and non-negative); PTX_CMP_NONE for anything else. */
+static ptx_cmp plain_order(uint8_t cmp) {
+    switch (cmp) {
+    case PTX_CMP_LT: case PTX_CMP_LO: return PTX_CMP_LT;
+    case PTX_CMP_LE: case PTX_CMP_LS: return PTX_CMP_LE;
+    case PTX_CMP_GT: case PTX_CMP_HI: return PTX_CMP_GT;
+    case PTX_CMP_GE: case PTX_CMP_HS: return PTX_CMP_GE;
+    case PTX_CMP_EQ: return PTX_CMP_EQ;
+    case PTX_CMP_NE: return PTX_CMP_NE;
+    default: return PTX_CMP_NONE;
+    }
+}
+
+static ptx_cmp mirrored(ptx_cmp c) { /* a OP b  ==  b mirrored(OP) a */
+    return c == PTX_CMP_LT ? PTX_CMP_GT : c == PTX_CMP_GT ? PTX_CMP_LT
+         : c == PTX_CMP_LE ? PTX_CMP_GE : c == PTX_CMP_GE ? PTX_CMP_LE : c;
+}
+
+static ptx_cmp negated(ptx_cmp c) { /* !(a OP b)  ==  a negated(OP) b */
+    return c == PTX_CMP_LT ? PTX_CMP_GE : c == PTX_CMP_GE ? PTX_CMP_LT
+         : c == PTX_CMP_LE ? PTX_CMP_GT : c == PTX_CMP_GT ? PTX_CMP_LE
+         : c == PTX_CMP_EQ ? PTX_CMP_NE : c == PTX_CMP_NE ? PTX_CMP_EQ : PTX_CMP_NONE;
+}
+
+static bool is_tid(const gr_affine_form *f, uint32_t *dim) {
+    if (!f->known || f->base != GR_AFFINE_BASE_NONE || f->nterms != 1 || f->constant != 0) return false;
+    const gr_affine_term *t = &f->terms[0];
+    if (t->degree != 1 || t->coef != 1 || t->atoms[0] >= ATOM_NTID) return false;
+    *dim = t->atoms[0] - ATOM_TID;
+    return true;
+}
+
+static bool is_constant(const gr_affine_form *f) {
+    return f->known && f->base == GR_AFFINE_BASE_NONE && f->nterms == 0;
+}
+
+bool gr_affine_guard_bound(gr_affine_kernel *k, int32_t pred, bool value, uint32_t *dim,
+                           int64_t *lower) {
+    if (pred < 0 || pred >= k->nregs || k->def_first[pred + 1] - k->def_first[pred] != 1) return false;
+    const ptx_insn *x = k->defs[k->def_first[pred]];
+    if (x->op != PTX_OP_SETP || x->noperands != 3 || x->boolop != PTX_SUBOP_NONE ||
+        x->operands[0].pair_next || !is_integer(x->type))
+        return false;
+    ptx_cmp op = plain_order(x->cmp);
+    if (op == PTX_CMP_NONE) return false;
+    bool narrow = ptx_type_size((ptx_type)x->type) <= 4, tainted = false;
+    gr_affine_form a = eval_operand(k, &x->operands[1], narrow, &tainted);
+    gr_affine_form b = eval_operand(k, &x->operands[2], narrow, &tainted);
+    if (tainted) return false;
+    gr_affine_form *bound = &b;
+    if (!is_tid(&a, dim)) {
+        if (!is_tid(&b, dim)) return false;
+        op = mirrored(op);
+        bound = &a;
+    }
+    if (!is_constant(bound)) return false;
+    if (!value) op = negated(op);
+    int64_t c = bound->constant;
+    if (op == PTX_CMP_GE || op == PTX_CMP_EQ) *lower = c;
+    else if (op == PTX_CMP_GT || (op == PTX_CMP_NE && c == 0)) *lower = c + 1; /* tid >= 0 */
+    else return false;
+    return *lower > 0 && *lower < ((int64_t)1 << 31);
+}
+
 /* ---- the proof ---------------------------------------------------------------------------------- */
 
 void gr_affine_launch_any(gr_affine_launch *c) {
@@ -733,8 +800,32 @@ static bool apart_by_regions(const digit *digits, int nd, int64_t delta, uint32_
     return true;
 }
 
-bool gr_affine_disjoint(const gr_affine_form *a, uint32_t a_size, const gr_affine_form *b,
-                        uint32_t b_size, bool same_block, gr_affine_launch *c) {
+/* Whether condition `a` allows every launch `b` allows, and more. */
+static bool launch_wider(const gr_affine_launch *a, const gr_affine_launch *b) {
+    bool more = false;
+    for (int d = 0; d < 3; d++) {
+        if (a->max_ntid[d] < b->max_ntid[d] || a->max_nctaid[d] < b->max_nctaid[d]) return false;
+        more = more || a->max_ntid[d] > b->max_ntid[d] || a->max_nctaid[d] > b->max_nctaid[d];
+    }
+    return more;
+}
+
+/* How far a guard moves an access's lowest address: a thread with %tid.d >= L reaches
+ * coef*%tid.d only from coef*L on, so its bytes lie in a translate of the unguarded set by
+ * coef*L (terms whose coordinate is multiplied by an extent are left where they are). */
+static int64_t guard_shift(const gr_affine_form *f, const gr_affine_bounds *g) {
+    int64_t shift = 0;
+    for (uint8_t i = 0; g && i < f->nterms; i++) {
+        const gr_affine_term *t = &f->terms[i];
+        if (t->degree == 1 && t->atoms[0] < ATOM_NTID && g->tid_min[t->atoms[0]] > 0)
+            shift += t->coef * g->tid_min[t->atoms[0]];
+    }
+    return shift;
+}
+
+bool gr_affine_disjoint(const gr_affine_form *a, uint32_t a_size, const gr_affine_bounds *a_guard,
+                        const gr_affine_form *b, uint32_t b_size, const gr_affine_bounds *b_guard,
+                        bool same_block, gr_affine_launch *c) {
     if (!a->known || !b->known || a->base != b->base || a->base_index != b->base_index) return false;
     if (a->base != (same_block ? GR_AFFINE_BASE_SHARED : GR_AFFINE_BASE_PARAM)) return false;
     if (a->nterms != b->nterms) return false;
@@ -780,9 +871,22 @@ bool gr_affine_disjoint(const gr_affine_form *a, uint32_t a_size, const gr_affin
     int64_t delta = b->constant - a->constant;
     if (delta < 0) delta = -delta;
     uint32_t size = a_size > b_size ? a_size : b_size;
-    if (!apart_by_place_values(digits, nd, same_block, delta, size, &cond) &&
-        !apart_by_regions(digits, nd, delta, size, &cond))
-        return false;
+    gr_affine_launch any = cond;
+    bool apart = apart_by_place_values(digits, nd, same_block, delta, size, &cond);
+    /* Regions: each set lies in a translate of the unguarded one, so try each access with and
+     * without its guard's shift (the shift helps the access above the other); keep the proof
+     * that allows the most launches. */
+    int64_t shift_a = guard_shift(a, a_guard), shift_b = guard_shift(b, b_guard);
+    for (int combo = 0; combo < 4; combo++) {
+        int64_t sa = combo & 1 ? shift_a : 0, sb = combo & 2 ? shift_b : 0;
+        if ((combo & 1 && !sa) || (combo & 2 && !sb)) continue;
+        int64_t d = (b->constant + sb) - (a->constant + sa);
+        gr_affine_launch r = any;
+        if (!apart_by_regions(digits, nd, d < 0 ? -d : d, size, &r)) continue;
+        if (!apart || launch_wider(&r, &cond)) cond = r;
+        apart = true;
+    }
+    if (!apart) return false;
     for (int d = 0; d < 3; d++) {
         if (cond.max_ntid[d] < c->max_ntid[d]) c->max_ntid[d] = cond.max_ntid[d];
         if (cond.max_nctaid[d] < c->max_nctaid[d]) c->max_nctaid[d] = cond.max_nctaid[d];

@@ -66,6 +66,12 @@ gr_affine_form gr_affine_address(gr_affine_kernel *k, const ptx_insn *x);
 
 const gr_affine_array *gr_affine_array_at(const gr_affine_kernel *k, int32_t index);
 
+/* What predicate register `pred` holding `value` says about the thread: %tid.<*dim> >= *lower
+ * (from a `setp` of %tid against a constant, its one definition). False when it says nothing
+ * of that kind. */
+bool gr_affine_guard_bound(gr_affine_kernel *k, int32_t pred, bool value, uint32_t *dim,
+                           int64_t *lower);
+
 /* Launch conditions under which a proof holds: each extent at most the given value (UINT32_MAX:
  * no condition; 1: the dimension must not be used). */
 typedef struct gr_affine_launch {
@@ -75,10 +81,17 @@ typedef struct gr_affine_launch {
 
 void gr_affine_launch_any(gr_affine_launch *c);
 
+/* What the branches an access sits behind say about the threads that make it. */
+typedef struct gr_affine_bounds {
+    int64_t tid_min[3]; /* %tid.x/y/z at least this (0: no bound) */
+} gr_affine_bounds;
+
 /* Whether accesses of `a_size` bytes at `a` and `b_size` bytes at `b`, made by two different
  * threads (of one block when `same_block`, else of the grid), can never share a byte, both
- * forms having the same base. True narrows `c` to the launches where that holds. */
-bool gr_affine_disjoint(const gr_affine_form *a, uint32_t a_size, const gr_affine_form *b,
-                        uint32_t b_size, bool same_block, gr_affine_launch *c);
+ * forms having the same base; `a_guard`/`b_guard` (may be NULL) bound the threads making each.
+ * True narrows `c` to the launches where that holds. */
+bool gr_affine_disjoint(const gr_affine_form *a, uint32_t a_size, const gr_affine_bounds *a_guard,
+                        const gr_affine_form *b, uint32_t b_size, const gr_affine_bounds *b_guard,
+                        bool same_block, gr_affine_launch *c);
 
 #endif

@@ -215,6 +215,7 @@ typedef struct shared_access {
     bool bad;           /* some pair in some interval is not proven apart */
     uint32_t size;
     gr_affine_form form; /* base SHARED and known, or anything else: may touch any array */
+    gr_affine_bounds guard; /* what the branches above it say about the threads making it */
     gr_affine_launch launch;
 } shared_access;
 
@@ -232,7 +233,8 @@ typedef struct walk {
 static bool apart(const shared_access *a, const shared_access *b, gr_affine_launch *launch) {
     if (b->form.base == GR_AFFINE_BASE_SHARED && b->form.base_index != a->form.base_index)
         return true; /* another array: addresses stay within the array they derive from */
-    return gr_affine_disjoint(&a->form, a->size, &b->form, b->size, true, launch);
+    return gr_affine_disjoint(&a->form, a->size, &a->guard, &b->form, b->size, &b->guard, true,
+                              launch);
 }
 
 static void check_pairs(walk *w, uint32_t nacc) {
@@ -271,6 +273,46 @@ static void walk_interval(const kernel_cfg *g, walk *w, uint32_t number, const u
         if (writes) w->noisy[w->loads[i]] = 1;
     }
     if (w->sa) check_pairs(w, nacc);
+}
+
+/* Each node's number of predecessors and one of them. */
+static bool predecessors(const kernel_cfg *g, uint32_t *npred, uint32_t *pred) {
+    memset(npred, 0, (g->n ? g->n : 1) * sizeof *npred);
+    for (uint32_t i = 0; i < g->n; i++) {
+        uint32_t next[2], nn = successors(g, i, next);
+        for (uint32_t k = 0; k < nn; k++) {
+            if (k == 1 && next[1] == next[0]) break; /* a branch to the next node */
+            npred[next[k]]++;
+            pred[next[k]] = i;
+        }
+    }
+    return true;
+}
+
+static void note_guard(gr_affine_kernel *ak, int32_t pred_reg, bool value, gr_affine_bounds *out) {
+    uint32_t dim;
+    int64_t lower;
+    if (gr_affine_guard_bound(ak, pred_reg, value, &dim, &lower) && lower > out->tid_min[dim])
+        out->tid_min[dim] = lower;
+}
+
+/* The bounds on %tid wherever node i runs: its own guard, and the conditions of the branches
+ * along the chain of single predecessors above it (`if (tid >= d) ... s[tid - d]`). */
+static void guard_bounds(const kernel_cfg *g, gr_affine_kernel *ak, const uint32_t *npred,
+                         const uint32_t *pred, uint32_t i, gr_affine_bounds *out) {
+    memset(out, 0, sizeof *out);
+    const ptx_insn *x = g->insn[i];
+    if (x->guard_reg >= 0) note_guard(ak, x->guard_reg, !x->guard_negated, out);
+    uint32_t at = i;
+    for (int steps = 0; steps < 512 && npred[at] == 1; steps++) {
+        uint32_t p = pred[at];
+        const ptx_insn *b = g->insn[p];
+        if (b->op == PTX_OP_BRA && b->guard_reg >= 0 && g->target[p] != p + 1) {
+            bool taken = g->target[p] == at;
+            note_guard(ak, b->guard_reg, taken != b->guard_negated, out);
+        }
+        at = p;
+    }
 }
 
 /* What node `x` does to shared memory (sa->role), and whether it is a candidate. */
@@ -362,7 +404,8 @@ static bool find_private_global(const ptx_module *m, const ptx_function *fn, con
                 if (!((ci | cj) & (PTX_OPC_WRITES | PTX_OPC_ATOMIC))) continue;
                 int sj = ptx_insn_access_size(g->insn[j]);
                 ok = si > 0 && sj > 0 &&
-                     gr_affine_disjoint(&forms[i], (uint32_t)si, &forms[j], (uint32_t)sj, false, &launch[p]);
+                     gr_affine_disjoint(&forms[i], (uint32_t)si, NULL, &forms[j], (uint32_t)sj, NULL,
+                                        false, &launch[p]);
             }
         }
         if (ok) proven |= 1u << p;
@@ -406,8 +449,14 @@ static bool analyze_kernel(const ptx_module *m, const ptx_function *fn, const fn
     gr_affine_kernel *ak = ok ? gr_affine_kernel_new(m, fn) : NULL;
     if (ak) {
         w.sa = malloc(cells * sizeof *w.sa);
-        ok = w.sa != NULL;
-        for (uint32_t i = 0; ok && i < g->n; i++) classify_shared(m, g, ak, sums, i, &w.sa[i]);
+        uint32_t *npred = malloc(cells * sizeof *npred), *pred = malloc(cells * sizeof *pred);
+        ok = w.sa && npred && pred && predecessors(g, npred, pred);
+        for (uint32_t i = 0; ok && i < g->n; i++) {
+            classify_shared(m, g, ak, sums, i, &w.sa[i]);
+            if (w.sa[i].role != ROLE_NONE) guard_bounds(g, ak, npred, pred, i, &w.sa[i].guard);
+        }
+        free(npred);
+        free(pred);
     }
     if (ok && g->n) {
         uint32_t number = 0, entry = 0;

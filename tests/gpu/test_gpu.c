@@ -603,6 +603,65 @@ Test(gpu_private, the_halves_of_a_double_buffer_are_apart_while_the_block_fits) 
     gr_quiet_loads_free(&q);
 }
 
+/* The widest block a private access allows, over the shared accesses of `q` with id in the
+ * list; 0 when one of them is not private. */
+static uint32_t narrowest_block(const gr_quiet_loads *q) {
+    uint32_t most = UINT32_MAX;
+    for (uint32_t i = 0; i < q->npriv; i++)
+        if (q->priv[i].shared && q->priv[i].launch.max_ntid[0] < most) most = q->priv[i].launch.max_ntid[0];
+    return most;
+}
+
+/* A Hillis-Steele step: reads of the other half reach below it only for threads the guard
+ * keeps out. */
+Test(gpu_private, a_guard_on_the_thread_index_keeps_a_read_in_its_half) {
+    gr_quiet_loads q = quiet_analysis(
+        "extern \"C\" __global__ void k(int *out) {\n"
+        "  __shared__ int s[2][256];\n"
+        "  s[1][threadIdx.x] = threadIdx.x;\n"
+        "  __syncthreads();\n"
+        "  int v = s[1][threadIdx.x];\n"
+        "  if (threadIdx.x >= 2) v += s[1][threadIdx.x - 2];\n"
+        "  s[0][threadIdx.x] = v;\n"
+        "  __syncthreads();\n"
+        "  out[threadIdx.x] = s[0][threadIdx.x];\n"
+        "}\n");
+    cr_expect_eq(count_private(&q, true), 4u, "the last load is quiet");
+    cr_expect_eq(narrowest_block(&q), 256u, "without the guard, s[1][-2] is in s[0]: 254");
+    gr_quiet_loads_free(&q);
+
+    /* A guard that lets thread 0 through reads s[0][255], which thread 255 writes. */
+    q = quiet_analysis(
+        "extern \"C\" __global__ void k(int *out) {\n"
+        "  __shared__ int s[2][256];\n"
+        "  s[1][threadIdx.x] = threadIdx.x;\n"
+        "  __syncthreads();\n"
+        "  int v = s[1][threadIdx.x];\n"
+        "  if (threadIdx.x >= 1) v += s[1][threadIdx.x - 2];\n"
+        "  s[0][threadIdx.x] = v;\n"
+        "  __syncthreads();\n"
+        "  out[threadIdx.x] = s[0][threadIdx.x];\n"
+        "}\n");
+    cr_expect_eq(narrowest_block(&q), 255u, "%u", narrowest_block(&q));
+    gr_quiet_loads_free(&q);
+
+    /* A read after the guarded block ends runs for every thread. */
+    q = quiet_analysis(
+        "extern \"C\" __global__ void k(int *out, int n) {\n"
+        "  __shared__ int s[2][256];\n"
+        "  s[1][threadIdx.x] = threadIdx.x;\n"
+        "  __syncthreads();\n"
+        "  int v = s[1][threadIdx.x];\n"
+        "  if (threadIdx.x >= 2) v += n;\n"
+        "  v += s[1][threadIdx.x - 2];\n"
+        "  s[0][threadIdx.x] = v;\n"
+        "  __syncthreads();\n"
+        "  out[threadIdx.x] = s[0][threadIdx.x];\n"
+        "}\n");
+    cr_expect_eq(narrowest_block(&q), 254u);
+    gr_quiet_loads_free(&q);
+}
+
 Test(gpu_private, a_call_that_writes_shared_memory_keeps_the_check) {
     gr_quiet_loads q = quiet_analysis(
         "__device__ __noinline__ void put(int *p, int v) { *p = v; }\n"
