@@ -430,13 +430,20 @@ static __device__ void rt_barrier(gr_rt_thread *t, u32 block, u32 tid, u32 threa
     t->touched = 0;
 }
 
-/* atomicAdd with acquire-release semantics at device scope: it publishes this thread's
- * earlier writes and atomics to whoever acquires the counter later, and sees everything the
- * earlier adders published (one instruction instead of two __threadfence). */
-static __device__ __forceinline__ u32 rt_add_acq_rel(u32 *p, u32 v) {
+/* atomicAdd with release semantics at device scope: it publishes this thread's earlier
+ * writes and atomics to whoever acquires the counter later. Only the last adder acquires
+ * (rt_acquire_after_read): an acquire invalidates the SM's L1, and every warp of every block
+ * passes here on its way out. */
+static __device__ __forceinline__ u32 rt_add_release(u32 *p, u32 v) {
     u32 old;
-    asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    asm volatile("atom.release.gpu.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
     return old;
+}
+
+/* After a read of a counter that others released: a fence.acq_rel makes that read an acquire
+ * (the PTX memory model's acquire pattern). */
+static __device__ __forceinline__ void rt_acquire_after_read() {
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
 
 /* A thread leaves the kernel: lanes with the same barrier history (among `active`, the lanes
@@ -464,7 +471,8 @@ static __device__ __noinline__ void rt_bar_exit(u32 block, u32 tid, u32 thread, 
     }
     u32 n = (u32)__popc(same);
     /* the last group's add acquires every other group's fold: decide for the block */
-    if (rt_add_acq_rel(&f->exited, n) + n != __gr_rt.threads_per_block) return;
+    if (rt_add_release(&f->exited, n) + n != __gr_rt.threads_per_block) return;
+    rt_acquire_after_read();
     u64 max_key = *(volatile u64 *)&f->max_key;
     u64 min_key = ~*(volatile u64 *)&f->min_key_inv;
     u32 flags = *(volatile u32 *)&f->flags;
