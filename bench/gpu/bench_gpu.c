@@ -13,6 +13,8 @@
  *                              the inline checks off for the main columns too)
  *   bench_gpu --plain NAME     only the uninstrumented kernel NAME, once (for racecheck)
  *   bench_gpu --instr NAME     only the instrumented kernel NAME, once (for a profiler)
+ *   bench_gpu --enter-only --instr NAME   the same, built with the entry hook and the step
+ *                              budget only (the --breakdown column enter_only)
  *   bench_gpu --breakdown      per kernel, what each part of the instrumentation costs: the
  *                              full build, then without the step budget, without access hooks
  *                              (barrier and exit hooks only), and with neither (entry hook,
@@ -529,6 +531,7 @@ int main(int argc, char **argv) {
     uint64_t scale = 1;
     const char *plain = NULL;
     bool readonly_filter = true, ab = true, one_instrumented = false, parts = false;
+    build_parts instr_parts = all_parts;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--no-readonly") == 0) {
             readonly_filter = false;
@@ -542,6 +545,10 @@ int main(int argc, char **argv) {
             parts = true;
             continue;
         }
+        if (strcmp(argv[i], "--enter-only") == 0) {
+            instr_parts = (build_parts){false, false, true};
+            continue;
+        }
         if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) scale = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--plain") == 0 && i + 1 < argc) plain = argv[++i];
         else if (strcmp(argv[i], "--instr") == 0 && i + 1 < argc) {
@@ -553,7 +560,7 @@ int main(int argc, char **argv) {
             return 0;
         } else {
             fprintf(stderr, "usage: bench_gpu [--scale S] [--no-readonly] [--no-ab] [--breakdown] "
-                            "[--plain KERNEL] [--instr KERNEL] [--list]\n");
+                            "[--plain KERNEL] [--enter-only] [--instr KERNEL] [--list]\n");
             return 2;
         }
     }
@@ -570,7 +577,8 @@ int main(int argc, char **argv) {
         for (size_t k = 0; k < nk; k++) {
             if (strcmp(kernels[k].name, plain) != 0) continue;
             ptx_module *m = compile_kernel(k, &err);
-            gr_backend *be = m ? open_gpu(one_instrumented, readonly_filter, true, &err) : NULL;
+            gr_backend *be =
+                m ? open_gpu_parts(one_instrumented, readonly_filter, true, instr_parts, &err) : NULL;
             run_result rr;
             bool ok = be && run_kernel(be, m, k, scale, 1, one_instrumented, &rr, &err);
             if (ok)

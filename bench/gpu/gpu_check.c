@@ -45,6 +45,13 @@ static const check_case cases[] = {
      "  ((unsigned char *)out)[threadIdx.x] = 7; }\n", 1, 64, 16, "no-race"},
     {"out_of_bounds", "extern \"C\" __global__ void k(int *out) {\n"
      "  out[threadIdx.x + 1] = 1; }\n", 1, 64, 64, "out-of-bounds"},
+    /* 1024 threads need a kernel of at most 64 registers (the register cap, module.c) */
+    {"block_1024_barrier", "extern \"C\" __global__ void k(int *out) {\n"
+     "  __shared__ int s[1024]; s[threadIdx.x] = threadIdx.x; __syncthreads();\n"
+     "  out[threadIdx.x] = s[(threadIdx.x + 32) % 1024]; }\n", 1, 1024, 1024, "no-race"},
+    {"block_1024_no_barrier", "extern \"C\" __global__ void k(int *out) {\n"
+     "  __shared__ int s[1024]; s[threadIdx.x] = threadIdx.x;\n"
+     "  out[threadIdx.x] = s[(threadIdx.x + 32) % 1024]; }\n", 1, 1024, 1024, "race"},
     {"spin_forever", "extern \"C\" __global__ void k(int *out) {\n"
      "  while (((volatile int *)out)[0] == 0) { } }\n", 1, 32, 1, "hang"},
 };

@@ -4,20 +4,23 @@
 # budget, without access hooks, with neither), then, for each kernel named in PROFILE, the
 # SASS instructions with the most stall samples under Nsight Compute.
 #   tests/device/profile_gpu.sh BUILD_DIR          (bench/gpu/bench_gpu inside it)
-# Environment: PROFILE (kernel names, default "scan stencil"), TOP (instructions shown, 30).
+# Environment: PROFILE (kernel names, default "scan stencil"), TOP (instructions shown, 30),
+# BUILD_FLAGS (bench_gpu flags before --instr, e.g. --enter-only), BREAKDOWN (0 skips it).
 set -u
 BUILD=${1:?usage: profile_gpu.sh BUILD_DIR}
 BENCH="$BUILD/bench/gpu/bench_gpu"
 export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$(mktemp -d)}
 OUT=$(mktemp -d)
-echo "== bench_gpu --breakdown"
-timeout 300 "$BENCH" --breakdown 2>&1 | tee "$OUT/breakdown"
+if [ "${BREAKDOWN:-1}" = 1 ]; then
+    echo "== bench_gpu --breakdown"
+    timeout 300 "$BENCH" --breakdown 2>&1 | tee "$OUT/breakdown"
+fi
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
 [ -z "$NCU" ] && { echo "no ncu on this machine"; exit 0; }
 for k in ${PROFILE:-scan stencil}; do
     echo "== $k: hottest SASS instructions (stall samples)"
     timeout 150 "$NCU" --section SourceCounters --section WarpStateStats --launch-count 1 \
-        -o "$OUT/$k" "$BENCH" --instr "$k" > "$OUT/$k.log" 2>&1 || tail -5 "$OUT/$k.log"
+        -o "$OUT/$k" "$BENCH" ${BUILD_FLAGS:-} --instr "$k" > "$OUT/$k.log" 2>&1 || tail -5 "$OUT/$k.log"
     "$NCU" -i "$OUT/$k.ncu-rep" --page source --csv --print-source sass > "$OUT/$k.csv" 2>&1 ||
         { head -5 "$OUT/$k.csv"; continue; }
     python3 - "$OUT/$k.csv" "${TOP:-30}" <<'PY'
