@@ -692,6 +692,107 @@ bool gr_affine_guard_bound(gr_affine_kernel *k, int32_t pred, bool value, uint32
     return *lower > 0 && *lower < ((int64_t)1 << 31);
 }
 
+/* ---- one-bit flips ------------------------------------------------------------------------------ */
+
+bool gr_affine_xor_guard(gr_affine_kernel *k, int32_t pred, bool value, gr_affine_xor *out) {
+    if (pred < 0 || pred >= k->nregs || k->def_first[pred + 1] - k->def_first[pred] != 1) return false;
+    const ptx_insn *x = k->defs[k->def_first[pred]];
+    if (x->op != PTX_OP_SETP || x->noperands != 3 || x->boolop != PTX_SUBOP_NONE ||
+        x->operands[0].pair_next || !is_integer(x->type) || ptx_type_size((ptx_type)x->type) != 4)
+        return false;
+    ptx_cmp op = plain_order(x->cmp);
+    const ptx_operand *a = &x->operands[1], *b = &x->operands[2];
+    if (op == PTX_CMP_NONE || op == PTX_CMP_EQ || op == PTX_CMP_NE || a->kind != PTX_OPND_REG ||
+        b->kind != PTX_OPND_REG || a->has_component || b->has_component)
+        return false;
+    for (int side = 0; side < 2; side++) {
+        int32_t l = side ? b->u.reg : a->u.reg, i = side ? a->u.reg : b->u.reg;
+        ptx_cmp lop = side ? mirrored(op) : op; /* as "l lop i" */
+        if (!value) lop = negated(lop);
+        if (lop != PTX_CMP_GT && lop != PTX_CMP_GE) continue; /* l != i: GE is GT */
+        if (l < 0 || l >= k->nregs || k->def_first[l + 1] - k->def_first[l] != 1) continue;
+        const ptx_insn *d = k->defs[k->def_first[l]];
+        if (d->op != PTX_OP_XOR || d->noperands != 3 || ptx_type_size((ptx_type)d->type) != 4) continue;
+        for (int o = 1; o <= 2; o++) {
+            const ptx_operand *reg = &d->operands[o], *imm = &d->operands[3 - o];
+            if (reg->kind != PTX_OPND_REG || reg->u.reg != i || reg->has_component ||
+                imm->kind != PTX_OPND_IMM_INT)
+                continue;
+            uint64_t j = imm->u.imm & 0xffffffffull;
+            if (j == 0 || (j & (j - 1)) != 0 || j >= (1ull << 31)) continue; /* one bit, not the sign */
+            *out = (gr_affine_xor){.index_reg = i, .flipped_reg = l, .bit = (int64_t)j};
+            return true;
+        }
+    }
+    return false;
+}
+
+const ptx_insn *const *gr_affine_defs(const gr_affine_kernel *k, int32_t r, uint32_t *n) {
+    if (r < 0 || r >= k->nregs) {
+        *n = 0;
+        return NULL;
+    }
+    *n = k->def_first[r + 1] - k->def_first[r];
+    return k->defs + k->def_first[r];
+}
+
+bool gr_affine_atom_is_counter(const gr_affine_kernel *k, uint32_t atom) { return is_counter(k, atom); }
+
+gr_affine_form gr_affine_register(gr_affine_kernel *k, int32_t r) {
+    bool tainted = false;
+    if (r < 0 || r >= k->nregs) return form_unknown(GR_AFFINE_BASE_UNKNOWN, 0);
+    gr_affine_form f = eval_reg(k, r, &tainted);
+    return tainted ? form_unknown(f.base, f.base_index) : f;
+}
+
+bool gr_affine_address_over(gr_affine_kernel *k, const ptx_insn *x, int32_t reg, int64_t *coef,
+                            gr_affine_form *rest) {
+    if (reg < 0 || reg >= k->nregs) return false;
+    /* Evaluate afresh with `reg` standing for itself; the memo holds forms without it. */
+    size_t nr = (size_t)k->nregs + 1;
+    uint8_t *state = malloc(nr);
+    gr_affine_form *memo = malloc(nr * sizeof *memo);
+    if (!state || !memo) {
+        free(state);
+        free(memo);
+        return false;
+    }
+    memcpy(state, k->state, nr);
+    memcpy(memo, k->memo, nr * sizeof *memo);
+    uint32_t budget = k->budget;
+    memset(k->state, REG_NEW, nr);
+    k->budget = EVAL_BUDGET;
+    k->in_trial[reg] = true;
+    gr_affine_form f = gr_affine_address(k, x);
+    k->in_trial[reg] = false;
+    memcpy(k->state, state, nr);
+    memcpy(k->memo, memo, nr * sizeof *memo);
+    k->budget = budget;
+    free(state);
+    free(memo);
+    uint32_t self = k->self_atom_base + (uint32_t)reg;
+    if (!f.known || f.nterms != 1 || f.terms[0].degree != 1 || f.terms[0].atoms[0] != self ||
+        f.terms[0].coef == 0)
+        return false;
+    *coef = f.terms[0].coef;
+    *rest = f;
+    rest->nterms = 0;
+    return true;
+}
+
+gr_affine_form gr_affine_scaled(gr_affine_kernel *k, const gr_affine_form *rest, int64_t coef,
+                                const gr_affine_form *index, int64_t add) {
+    gr_affine_form c = form_const(coef), a = form_const(add);
+    gr_affine_form sum = form_add(k, index, &a, 1);
+    gr_affine_form scaled = form_mul(k, &sum, &c);
+    gr_affine_form out = form_add(k, rest, &scaled, 1);
+    if (out.known) {
+        out.base = rest->base;
+        out.base_index = rest->base_index;
+    }
+    return out;
+}
+
 /* ---- the proof ---------------------------------------------------------------------------------- */
 
 void gr_affine_launch_any(gr_affine_launch *c) {

@@ -72,6 +72,36 @@ const gr_affine_array *gr_affine_array_at(const gr_affine_kernel *k, int32_t ind
 bool gr_affine_guard_bound(gr_affine_kernel *k, int32_t pred, bool value, uint32_t *dim,
                            int64_t *lower);
 
+/* `l = i ^ J` (xor.b32, J one bit below the sign) and a comparison of l with i. */
+typedef struct gr_affine_xor {
+    int32_t index_reg;   /* i */
+    int32_t flipped_reg; /* l */
+    int64_t bit;         /* J */
+} gr_affine_xor;
+
+/* Whether predicate `pred` holding `value` says l > i for such a pair (its one definition a
+ * `setp` of the two): then i has J's bit clear, and l = i + J. */
+bool gr_affine_xor_guard(gr_affine_kernel *k, int32_t pred, bool value, gr_affine_xor *out);
+
+/* The definitions of register r (*n of them). */
+const ptx_insn *const *gr_affine_defs(const gr_affine_kernel *k, int32_t r, uint32_t *n);
+
+/* Whether a form's atom is a loop counter (or an induction's placeholder). */
+bool gr_affine_atom_is_counter(const gr_affine_kernel *k, uint32_t atom);
+
+/* The form of register r (flow-insensitive, as the addresses use). */
+gr_affine_form gr_affine_register(gr_affine_kernel *k, int32_t r);
+
+/* Whether the address of `x` is `rest + coef * reg`, with `reg`'s value taken as it is and
+ * `rest` a base plus a constant; every read of `reg` on the way counts as that same value
+ * (the caller makes sure it is). */
+bool gr_affine_address_over(gr_affine_kernel *k, const ptx_insn *x, int32_t reg, int64_t *coef,
+                            gr_affine_form *rest);
+
+/* rest + coef * (index + add). */
+gr_affine_form gr_affine_scaled(gr_affine_kernel *k, const gr_affine_form *rest, int64_t coef,
+                                const gr_affine_form *index, int64_t add);
+
 /* Launch conditions under which a proof holds: each extent at most the given value (UINT32_MAX:
  * no condition; 1: the dimension must not be used). */
 typedef struct gr_affine_launch {

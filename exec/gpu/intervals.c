@@ -217,6 +217,12 @@ typedef struct shared_access {
     gr_affine_form form; /* base SHARED and known, or anything else: may touch any array */
     gr_affine_bounds guard; /* what the branches above it say about the threads making it */
     gr_affine_launch launch;
+    /* Made behind `l > i` with l = i ^ J (a bitonic step): the address is rest + coef*i
+     * (side 0, i has J's bit clear) or rest + coef*l (side 1, J's bit set). */
+    bool xor_pair;
+    uint8_t xor_side;
+    int64_t xor_bit, xor_coef;
+    gr_affine_form xor_rest;
 } shared_access;
 
 typedef struct walk {
@@ -229,10 +235,23 @@ typedef struct walk {
     shared_access *sa; /* per node, NULL without affine forms */
 } walk;
 
+/* The two sides of one flip: indices with J's bit clear and with it set never meet. */
+static bool opposite_flip_sides(const shared_access *a, const shared_access *b) {
+    if (!a->xor_pair || !b->xor_pair || a->xor_side == b->xor_side || a->xor_bit != b->xor_bit ||
+        a->xor_coef != b->xor_coef)
+        return false;
+    const gr_affine_form *ra = &a->xor_rest, *rb = &b->xor_rest;
+    int64_t step = a->xor_coef < 0 ? -a->xor_coef : a->xor_coef;
+    return ra->base == rb->base && ra->base_index == rb->base_index && ra->nterms == 0 &&
+           rb->nterms == 0 && ra->constant == rb->constant && step >= (int64_t)a->size &&
+           step >= (int64_t)b->size;
+}
+
 /* Whether b cannot touch a's bytes when another thread makes it in the same interval. */
 static bool apart(const shared_access *a, const shared_access *b, gr_affine_launch *launch) {
     if (b->form.base == GR_AFFINE_BASE_SHARED && b->form.base_index != a->form.base_index)
         return true; /* another array: addresses stay within the array they derive from */
+    if (opposite_flip_sides(a, b)) return true;
     return gr_affine_disjoint(&a->form, a->size, &a->guard, &b->form, b->size, &b->guard, true,
                               launch);
 }
@@ -345,6 +364,127 @@ static void classify_shared(const ptx_module *m, const kernel_cfg *g, gr_affine_
                     arr && sa->size > 0 && arr->bytes >= sa->size;
 }
 
+/* Whether `x` writes register r. */
+static bool writes_reg(const ptx_insn *x, int32_t r) {
+    if (!x->noperands) return false;
+    const ptx_operand *o = &x->operands[0];
+    if (o->kind == PTX_OPND_REG)
+        return o->u.reg == r || (o->pair_next && x->noperands > 1 &&
+                                 x->operands[1].kind == PTX_OPND_REG && x->operands[1].u.reg == r);
+    if (o->kind == PTX_OPND_VEC || o->kind == PTX_OPND_LIST)
+        for (uint32_t i = 0; i < o->u.list.nelems; i++)
+            if (o->u.list.elems[i].kind == PTX_OPND_REG && o->u.list.elems[i].u.reg == r) return true;
+    return false;
+}
+
+#define FLIP_CHAIN 64
+
+typedef struct flip_walk {
+    const kernel_cfg *g;
+    gr_affine_kernel *ak;
+    gr_affine_xor fact;
+    const uint32_t *chain; /* the nodes between the xor and the access */
+    int n;
+} flip_walk;
+
+static bool on_chain(const flip_walk *f, const ptx_insn *d) {
+    for (int k = 0; k < f->n; k++)
+        if (f->g->insn[f->chain[k]] == d) return true;
+    return false;
+}
+
+/* Whether register r, as the access reads it, sees i and l as they are at the access: it is
+ * one of them, or computed from such registers between the xor and the access, or computed
+ * elsewhere from values that do not follow i's updates. */
+static bool reads_current_flip(const flip_walk *f, int32_t r, int depth) {
+    if (r == f->fact.index_reg || r == f->fact.flipped_reg) return true;
+    if (depth > 12) return false;
+    uint32_t nd = 0;
+    const ptx_insn *const *defs = gr_affine_defs(f->ak, r, &nd);
+    if (nd == 1 && on_chain(f, defs[0])) {
+        const ptx_insn *d = defs[0];
+        for (uint8_t o = 1; o < d->noperands; o++) {
+            const ptx_operand *op = &d->operands[o];
+            if (op->kind == PTX_OPND_REG && !reads_current_flip(f, op->u.reg, depth + 1)) return false;
+            if (op->kind == PTX_OPND_ADDR && op->addr_base == PTX_ADDR_REG &&
+                !reads_current_flip(f, op->addr_reg, depth + 1))
+                return false;
+        }
+        return true;
+    }
+    /* Defined before the xor: its form must not move with i (an induction counter of i). */
+    gr_affine_form form = gr_affine_register(f->ak, r);
+    gr_affine_form index = gr_affine_register(f->ak, f->fact.index_reg);
+    if (!form.known || !index.known) return false;
+    for (uint8_t t = 0; t < index.nterms; t++)
+        for (int a = 0; a < index.terms[t].degree; a++)
+            for (uint8_t u = 0; u < form.nterms; u++)
+                for (int b = 0; b < form.terms[u].degree; b++)
+                    if (form.terms[u].atoms[b] == index.terms[t].atoms[a] &&
+                        gr_affine_atom_is_counter(f->ak, index.terms[t].atoms[a]))
+                        return false;
+    return true;
+}
+
+/* A shared access at node `at` behind `l > i`, l = i ^ J (bitonic sorts): with i and l
+ * unchanged from the xor down to it, its address is exactly rest + coef*i or rest +
+ * coef*(i + J), and the two sides never share an index. */
+static void classify_flip(const kernel_cfg *g, gr_affine_kernel *ak, const uint32_t *npred,
+                          const uint32_t *pred, uint32_t at, shared_access *sa) {
+    const ptx_insn *x = g->insn[at];
+    if (sa->role == ROLE_NONE || (x->op != PTX_OP_LD && x->op != PTX_OP_ST) ||
+        x->space != PTX_SPACE_SHARED)
+        return;
+    uint32_t chain[FLIP_CHAIN];
+    int n = 0, guard_at = -1, setp_at = -1;
+    int32_t guard_pred = -1;
+    gr_affine_xor fact;
+    bool found = false;
+    for (uint32_t v = at; n < FLIP_CHAIN && npred[v] == 1 && !found; v = pred[v]) {
+        uint32_t p = pred[v];
+        const ptx_insn *b = g->insn[p];
+        chain[n++] = p;
+        if (guard_at < 0 && b->op == PTX_OP_BRA && b->guard_reg >= 0 && g->target[p] != p + 1 &&
+            gr_affine_xor_guard(ak, b->guard_reg, (g->target[p] == v) != b->guard_negated, &fact)) {
+            guard_at = n - 1;
+            guard_pred = b->guard_reg;
+            continue;
+        }
+        if (guard_at < 0) continue;
+        if (b->op == PTX_OP_SETP && writes_reg(b, guard_pred)) setp_at = n - 1;
+        if (b->op == PTX_OP_XOR && writes_reg(b, fact.flipped_reg)) found = true;
+    }
+    if (!found || setp_at < 0) return;
+    int xor_at = n - 1;
+    for (int k = 0; k < xor_at; k++) /* i and l stay as the xor and the setp saw them */
+        if (writes_reg(g->insn[chain[k]], fact.index_reg) ||
+            writes_reg(g->insn[chain[k]], fact.flipped_reg))
+            return;
+    flip_walk f = {g, ak, fact, chain, xor_at};
+    const ptx_operand *addr = ptx_insn_address(x);
+    if (!addr || addr->addr_base != PTX_ADDR_REG || !reads_current_flip(&f, addr->addr_reg, 0)) return;
+    int64_t coef = 0;
+    gr_affine_form rest;
+    uint8_t side = 1;
+    if (!gr_affine_address_over(ak, x, fact.flipped_reg, &coef, &rest)) {
+        side = 0;
+        if (!gr_affine_address_over(ak, x, fact.index_reg, &coef, &rest)) return;
+    }
+    if (rest.base != GR_AFFINE_BASE_SHARED) return;
+    gr_affine_form index = gr_affine_register(ak, fact.index_reg);
+    gr_affine_form exact = gr_affine_scaled(ak, &rest, coef, &index, side ? fact.bit : 0);
+    if (!exact.known) return;
+    sa->form = exact;
+    sa->xor_pair = true;
+    sa->xor_side = side;
+    sa->xor_bit = fact.bit;
+    sa->xor_coef = coef;
+    sa->xor_rest = rest;
+    const gr_affine_array *arr = gr_affine_array_at(ak, exact.base_index);
+    sa->candidate = (x->sem == PTX_SEM_NONE || x->sem == PTX_SEM_WEAK) && arr && sa->size > 0 &&
+                    arr->bytes >= sa->size;
+}
+
 static bool add_private(gr_quiet_loads *q, const gr_private_access *p) {
     if ((q->npriv & (q->npriv - 1)) == 0) { /* grow at powers of two */
         void *n = realloc(q->priv, (q->npriv ? 2u * q->npriv : 1u) * sizeof *q->priv);
@@ -453,7 +593,9 @@ static bool analyze_kernel(const ptx_module *m, const ptx_function *fn, const fn
         ok = w.sa && npred && pred && predecessors(g, npred, pred);
         for (uint32_t i = 0; ok && i < g->n; i++) {
             classify_shared(m, g, ak, sums, i, &w.sa[i]);
-            if (w.sa[i].role != ROLE_NONE) guard_bounds(g, ak, npred, pred, i, &w.sa[i].guard);
+            if (w.sa[i].role == ROLE_NONE) continue;
+            guard_bounds(g, ak, npred, pred, i, &w.sa[i].guard);
+            classify_flip(g, ak, npred, pred, i, &w.sa[i]);
         }
         free(npred);
         free(pred);

@@ -662,6 +662,44 @@ Test(gpu_private, a_guard_on_the_thread_index_keeps_a_read_in_its_half) {
     gr_quiet_loads_free(&q);
 }
 
+static const char *bitonic_step_src =
+    "extern \"C\" __global__ void k(unsigned *out) {\n"
+    "  __shared__ unsigned s[1024];\n"
+    "  int i = threadIdx.x;\n"
+    "  s[i] = out[i];\n"
+    "  __syncthreads();\n"
+    "  int l = i ^ %s;\n"
+    "  if (l > i) {\n"
+    "    unsigned a = s[i], b = s[%s];\n"
+    "    if (a > b) { s[i] = b; s[%s] = a; }\n"
+    "  }\n"
+    "  __syncthreads();\n"
+    "  out[i] = s[i];\n"
+    "}\n";
+
+static gr_quiet_loads bitonic_step(const char *j, const char *partner) {
+    char src[1200];
+    snprintf(src, sizeof src, bitonic_step_src, j, partner, partner);
+    return quiet_analysis(src);
+}
+
+/* A bitonic step: thread i swaps s[i] and s[i ^ J] when i ^ J > i. The indices with J's bit
+ * clear and those with it set never meet, whichever thread holds them. */
+Test(gpu_private, the_two_sides_of_a_bitonic_step_are_apart) {
+    gr_quiet_loads q = bitonic_step("8", "l");
+    cr_expect_eq(count_private(&q, true), 5u, "the copy-in store, the step's two loads and stores");
+    cr_expect_eq(narrowest_block(&q), UINT32_MAX);
+    gr_quiet_loads_free(&q);
+    /* s[l + 1] = s[i + 9] is thread i + 9's s[i]: apart only while no such thread exists */
+    q = bitonic_step("8", "l + 1");
+    cr_expect_eq(narrowest_block(&q), 9u, "%u", narrowest_block(&q));
+    gr_quiet_loads_free(&q);
+    /* two bits: l = i + J does not hold, s[l] may be anywhere */
+    q = bitonic_step("12", "l");
+    cr_expect_eq(count_private(&q, true), 1u, "only the copy-in store");
+    gr_quiet_loads_free(&q);
+}
+
 Test(gpu_private, a_call_that_writes_shared_memory_keeps_the_check) {
     gr_quiet_loads q = quiet_analysis(
         "__device__ __noinline__ void put(int *p, int v) { *p = v; }\n"
