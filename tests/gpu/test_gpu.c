@@ -149,15 +149,10 @@ Test(gpu_registers, the_cap_leaves_room_for_the_checks_and_for_1024_threads) {
     }
 }
 
-Test(gpu_registers, instrumented_kernels_stay_within_the_cap) {
-    ptx_module *m = compile_or_die(
-        "extern \"C\" __global__ void k(const float *in, float *out, int n) {\n"
-        "  __shared__ float s[256];\n"
-        "  s[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];\n"
-        "  __syncthreads();\n"
-        "  out[blockIdx.x * blockDim.x + threadIdx.x] = s[255 - threadIdx.x];\n"
-        "}\n",
-        "k.cu");
+/* Builds `m` uncached with GPURACE_GPU_MAXREG set to `cap` (NULL: unset) and its statistics. */
+static gr_gpu_prep_stats build_with_cap(const ptx_module *m, const char *cap) {
+    if (cap) setenv("GPURACE_GPU_MAXREG", cap, 1);
+    else unsetenv("GPURACE_GPU_MAXREG");
     gr_gpu_options o;
     gr_gpu_options_default(&o);
     o.cache_dir = "";
@@ -167,26 +162,31 @@ Test(gpu_registers, instrumented_kernels_stay_within_the_cap) {
     gr_error err = GR_ERROR_INIT;
     cr_assert(gr_gpu_build_cubin(m, &o, "sm_90", &cubin, &len, NULL, &st, &err), "%s", err.message);
     free(cubin);
+    unsetenv("GPURACE_GPU_MAXREG");
+    return st;
+}
+
+Test(gpu_registers, instrumented_kernels_stay_within_the_cap) {
+    ptx_module *m = compile_or_die(
+        "extern \"C\" __global__ void k(const float *in, float *out, int n) {\n"
+        "  __shared__ float s[256];\n"
+        "  s[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];\n"
+        "  __syncthreads();\n"
+        "  out[blockIdx.x * blockDim.x + threadIdx.x] = s[255 - threadIdx.x];\n"
+        "}\n",
+        "k.cu");
+    gr_gpu_prep_stats st = build_with_cap(m, NULL);
     cr_expect_gt(st.plain_registers, 0u);
     cr_expect_eq(st.register_cap, gr_gpu_register_cap(m, st.plain_registers));
     cr_expect_gt(st.registers, 0u);
     cr_expect_leq(st.registers, st.register_cap, "%u registers, cap %u", st.registers,
                   st.register_cap);
     /* The environment sets the cap; 255 links without one. */
-    setenv("GPURACE_GPU_MAXREG", "32", 1);
-    gr_gpu_options_default(&o);
-    o.cache_dir = "";
-    cr_assert(gr_gpu_build_cubin(m, &o, "sm_90", &cubin, &len, NULL, &st, &err), "%s", err.message);
-    free(cubin);
+    st = build_with_cap(m, "32");
     cr_expect_eq(st.register_cap, 32u);
     cr_expect_leq(st.registers, 32u, "%u registers", st.registers);
-    setenv("GPURACE_GPU_MAXREG", "255", 1);
-    gr_gpu_options_default(&o);
-    o.cache_dir = "";
-    cr_assert(gr_gpu_build_cubin(m, &o, "sm_90", &cubin, &len, NULL, &st, &err), "%s", err.message);
-    free(cubin);
+    st = build_with_cap(m, "255");
     cr_expect_eq(st.register_cap, 0u);
-    unsetenv("GPURACE_GPU_MAXREG");
     ptx_module_free(m);
 }
 
