@@ -664,13 +664,21 @@ static bool is_constant(const gr_affine_form *f) {
     return f->known && f->base == GR_AFFINE_BASE_NONE && f->nterms == 0;
 }
 
-bool gr_affine_guard_bound(gr_affine_kernel *k, int32_t pred, bool value, uint32_t *dim,
-                           int64_t *lower) {
-    if (pred < 0 || pred >= k->nregs || k->def_first[pred + 1] - k->def_first[pred] != 1) return false;
+/* The one definition of predicate `pred` when it is a plain integer `setp a, b` (no combining
+ * predicate, no second result), else NULL. */
+static const ptx_insn *plain_setp(const gr_affine_kernel *k, int32_t pred) {
+    if (pred < 0 || pred >= k->nregs || k->def_first[pred + 1] - k->def_first[pred] != 1) return NULL;
     const ptx_insn *x = k->defs[k->def_first[pred]];
     if (x->op != PTX_OP_SETP || x->noperands != 3 || x->boolop != PTX_SUBOP_NONE ||
         x->operands[0].pair_next || !is_integer(x->type))
-        return false;
+        return NULL;
+    return x;
+}
+
+bool gr_affine_guard_bound(gr_affine_kernel *k, int32_t pred, bool value, uint32_t *dim,
+                           int64_t *lower) {
+    const ptx_insn *x = plain_setp(k, pred);
+    if (!x) return false;
     ptx_cmp op = plain_order(x->cmp);
     if (op == PTX_CMP_NONE) return false;
     bool narrow = ptx_type_size((ptx_type)x->type) <= 4, tainted = false;
@@ -695,11 +703,8 @@ bool gr_affine_guard_bound(gr_affine_kernel *k, int32_t pred, bool value, uint32
 /* ---- one-bit flips ------------------------------------------------------------------------------ */
 
 bool gr_affine_xor_guard(gr_affine_kernel *k, int32_t pred, bool value, gr_affine_xor *out) {
-    if (pred < 0 || pred >= k->nregs || k->def_first[pred + 1] - k->def_first[pred] != 1) return false;
-    const ptx_insn *x = k->defs[k->def_first[pred]];
-    if (x->op != PTX_OP_SETP || x->noperands != 3 || x->boolop != PTX_SUBOP_NONE ||
-        x->operands[0].pair_next || !is_integer(x->type) || ptx_type_size((ptx_type)x->type) != 4)
-        return false;
+    const ptx_insn *x = plain_setp(k, pred);
+    if (!x || ptx_type_size((ptx_type)x->type) != 4) return false;
     ptx_cmp op = plain_order(x->cmp);
     const ptx_operand *a = &x->operands[1], *b = &x->operands[2];
     if (op == PTX_CMP_NONE || op == PTX_CMP_EQ || op == PTX_CMP_NE || a->kind != PTX_OPND_REG ||

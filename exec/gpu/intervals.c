@@ -295,7 +295,7 @@ static void walk_interval(const kernel_cfg *g, walk *w, uint32_t number, const u
 }
 
 /* Each node's number of predecessors and one of them. */
-static bool predecessors(const kernel_cfg *g, uint32_t *npred, uint32_t *pred) {
+static void predecessors(const kernel_cfg *g, uint32_t *npred, uint32_t *pred) {
     memset(npred, 0, (g->n ? g->n : 1) * sizeof *npred);
     for (uint32_t i = 0; i < g->n; i++) {
         uint32_t next[2], nn = successors(g, i, next);
@@ -305,7 +305,6 @@ static bool predecessors(const kernel_cfg *g, uint32_t *npred, uint32_t *pred) {
             pred[next[k]] = i;
         }
     }
-    return true;
 }
 
 static void note_guard(gr_affine_kernel *ak, int32_t pred_reg, bool value, gr_affine_bounds *out) {
@@ -590,7 +589,8 @@ static bool analyze_kernel(const ptx_module *m, const ptx_function *fn, const fn
     if (ak) {
         w.sa = malloc(cells * sizeof *w.sa);
         uint32_t *npred = malloc(cells * sizeof *npred), *pred = malloc(cells * sizeof *pred);
-        ok = w.sa && npred && pred && predecessors(g, npred, pred);
+        ok = w.sa && npred && pred;
+        if (ok) predecessors(g, npred, pred);
         for (uint32_t i = 0; ok && i < g->n; i++) {
             classify_shared(m, g, ak, sums, i, &w.sa[i]);
             if (w.sa[i].role == ROLE_NONE) continue;
