@@ -95,7 +95,7 @@ void gr_gpu_inline_regs(gr_strbuf *out) {
                           "\t.reg .b64 %gr_itp, %gr_ihp, %gr_ibw, %gr_iww, %gr_id<8>, %gr_iw<4>;\n");
 }
 
-void gr_gpu_inline_prologue(gr_strbuf *out, const gr_gpu_inline_module *mod) {
+void gr_gpu_inline_prologue(gr_strbuf *out, const gr_gpu_inline_module *mod, bool kernel_entry) {
     gr_strbuf_appendf(
         out,
         "\tld.const.u32 %%gr_iu0, [" GR_RT_PARAMS_NAME "+%u];\n"
@@ -146,8 +146,11 @@ void gr_gpu_inline_prologue(gr_strbuf *out, const gr_gpu_inline_module *mod) {
     if (mod->simple_sync) {
         gr_strbuf_append(out, "\tmov.u32 %gr_ibwv, 0;\n");
         gr_gpu_inline_reload_block_word(out);
-        gr_strbuf_append(out, "\tmov.u32 %gr_ibar, 0;\n\tmov.u32 %gr_iht, 0;\n\tmov.u32 %gr_ihl, 0;\n");
-        gr_gpu_inline_reload_record(out);
+        /* A kernel starts with no barrier passed (__gr_hook_enter_regs leaves memory alone);
+         * a function continues from what its caller stored before the call. */
+        gr_strbuf_appendf(out, "\tmov.u32 %%gr_ibar, 0;\n\tmov.u32 %%gr_iht, 0;\n"
+                               "\tmov.u32 %%gr_ihl, %" PRIu32 ";\n", (uint32_t)GR_RT_BAR_NONE);
+        if (!kernel_entry) gr_gpu_inline_reload_record(out);
     }
 }
 
@@ -173,16 +176,22 @@ static void emit_record_addresses(gr_strbuf *out) {
                       (uint32_t)GR_FSM_M_REP, RT_OFF(threads), RT_OFF(bar_hist));
 }
 
+/* The record is stored whole (wep 0), as nothing initialised it in memory, except under the
+ * lockstep warp model, where the entry zeroed it and the hooks keep wep there. */
 void gr_gpu_inline_flush_record(gr_strbuf *out) {
     unsigned touched_shift = 8u * ((unsigned)offsetof(gr_rt_thread, touched) - 8u);
-    gr_strbuf_append(out, "\t{\n");
+    gr_strbuf_append(out, "\t{\n\t.reg .pred %gr_rwhole, %gr_rpart;\n");
     emit_record_addresses(out);
     gr_strbuf_appendf(out,
                       "\tand.b32 %%gr_rb, %%gr_ibar, %" PRIu32 ";\n"
                       "\tshr.u32 %%gr_rf, %%gr_ibar, 31;\n"
                       "\tshl.b32 %%gr_rf, %%gr_rf, %u;\n"
-                      "\t@%%gr_ion st.global.u32 [%%gr_rp], %%gr_rb;\n"
-                      "\t@%%gr_ion st.global.v2.u32 [%%gr_rp+%u], {%%gr_rf, %%gr_rb};\n"
+                      "\tand.pred %%gr_rpart, %%gr_ion, %%gr_ils;\n"
+                      "\tnot.pred %%gr_rwhole, %%gr_ils;\n"
+                      "\tand.pred %%gr_rwhole, %%gr_ion, %%gr_rwhole;\n"
+                      "\t@%%gr_rwhole st.global.v4.u32 [%%gr_rp], {%%gr_rb, 0, %%gr_rf, %%gr_rb};\n"
+                      "\t@%%gr_rpart st.global.u32 [%%gr_rp], %%gr_rb;\n"
+                      "\t@%%gr_rpart st.global.v2.u32 [%%gr_rp+%u], {%%gr_rf, %%gr_rb};\n"
                       "\t@%%gr_ion st.global.v4.u32 [%%gr_hp], {%%gr_rb, %%gr_iht, %%gr_ihl, 0};\n"
                       "\t}\n",
                       ~RECORD_TOUCHED, touched_shift, (unsigned)offsetof(gr_rt_thread, taint));
@@ -1046,6 +1055,35 @@ bool gr_gpu_sync_is_simple(const char *ptx) {
         p += len;
         if (*p == '\n') p++;
     }
+    return true;
+}
+
+bool gr_gpu_has_library_hooks(const char *ptx) {
+    for (const char *p = ptx; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (contains(p, len, "call") && !contains(p, len, ".func")) {
+            gr_gpu_sync_call sc;
+            gr_gpu_access_call ac;
+            if (gr_gpu_parse_sync_call(p, len, &sc) && (sc.info & GR_HOOK_IN_LIBRARY)) return true;
+            if (gr_gpu_parse_access_call(p, len, &ac) && (ac.info & GR_HOOK_IN_LIBRARY)) return true;
+        }
+        p += len;
+        if (*p == '\n') p++;
+    }
+    return false;
+}
+
+bool gr_gpu_inline_exit(gr_strbuf *out, const char *line, size_t len,
+                        const gr_gpu_inline_module *mod) {
+    gr_gpu_sync_call c;
+    if (!mod->simple_sync || !gr_gpu_parse_sync_call(line, len, &c) ||
+        GR_HOOK_SYNC_EVENT(c.info) != GR_HOOK_EV_EXIT)
+        return false;
+    gr_strbuf_appendf(out, "\t%s%s%s " GR_GPU_HOOK_EXIT_NAME ", (%%gr_ibar, %%gr_iht, %%gr_ihl);\n",
+                      c.guard[0] ? "@" : "", c.guard[0] ? c.guard : "",
+                      contains(line, len, "call.uni") ? (c.guard[0] ? " call.uni" : "call.uni")
+                                                      : (c.guard[0] ? " call" : "call"));
     return true;
 }
 

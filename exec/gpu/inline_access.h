@@ -51,10 +51,11 @@ void gr_gpu_inline_declare(gr_strbuf *out);
 /* Register declarations, right after a function body's opening brace. */
 void gr_gpu_inline_regs(gr_strbuf *out);
 
-/* Per-function set-up, before the first instruction (after __gr_hook_enter in a kernel).
- * Declared after gr_gpu_inline_module below. */
+/* Per-function set-up, before the first instruction (after the entry hook in a kernel,
+ * `kernel_entry`). Declared after gr_gpu_inline_module below. */
 struct gr_gpu_inline_module;
-void gr_gpu_inline_prologue(gr_strbuf *out, const struct gr_gpu_inline_module *mod);
+void gr_gpu_inline_prologue(gr_strbuf *out, const struct gr_gpu_inline_module *mod,
+                            bool kernel_entry);
 
 /* What every site of a module may assume (module.c decides, per module). */
 typedef struct gr_gpu_inline_module {
@@ -112,6 +113,23 @@ bool gr_gpu_sync_is_simple(const char *ptx);
  * block's word after the barrier instruction (gr_gpu_inline_reload_block_word). */
 bool gr_gpu_inline_barrier(gr_strbuf *out, const char *line, size_t len, uint32_t site,
                            const gr_gpu_inline_module *mod);
+
+/* The runtime's entry and exit for simple_sync modules, whose record stays in registers:
+ * `__gr_hook_enter_regs(user_calls)` writes nothing per thread but what the record's stores
+ * leave out (wep under the lockstep model; the latest user call when `user_calls`), and
+ * `__gr_hook_exit(bar, trace, last)` takes the record's registers instead of reading memory. */
+#define GR_GPU_HOOK_ENTER_REGS_NAME "__gr_hook_enter_regs"
+#define GR_GPU_HOOK_EXIT_NAME "__gr_hook_exit"
+
+/* Whether some hook of the instrumented module text lies in a header function
+ * (GR_HOOK_IN_LIBRARY): its reports name the latest call from the user's code. */
+bool gr_gpu_has_library_hooks(const char *ptx);
+
+/* When `line` is the exit hook call and `mod->simple_sync`, appends the call of
+ * __gr_hook_exit with the record's registers (no store before it) and returns true;
+ * otherwise appends nothing and returns false. */
+bool gr_gpu_inline_exit(gr_strbuf *out, const char *line, size_t len,
+                        const gr_gpu_inline_module *mod);
 
 /* The block's word into its register (simple_sync modules: after each barrier). */
 void gr_gpu_inline_reload_block_word(gr_strbuf *out);

@@ -488,6 +488,7 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
     gr_gpu_inline_module mod = {.cas_first = o->cas_first};
     mod.simple_sync = o->inline_checks && o->simple_sync && gr_gpu_sync_is_simple(text);
     st->simple_sync = mod.simple_sync;
+    bool library_hooks = mod.simple_sync && gr_gpu_has_library_hooks(text);
     bool reload_block_word = false; /* after the barrier an inline barrier hook precedes */
     uint32_t line_no = 0, next_ro = 0;
     bool header_done = false, pending_fn = false, pending_entry = false;
@@ -511,6 +512,10 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
             header_done = true;
             if (!o->instrument) continue; /* nothing refers to the runtime */
             gr_strbuf_append(out, "\n.extern .func __gr_hook_enter\n()\n;\n"
+                                  ".extern .func " GR_GPU_HOOK_ENTER_REGS_NAME
+                                  "\n(\n\t.param .b32 user_calls\n)\n;\n"
+                                  ".extern .func " GR_GPU_HOOK_EXIT_NAME "\n(\n\t.param .b32 bar,\n"
+                                  "\t.param .b32 trace,\n\t.param .b32 last\n)\n;\n"
                                   ".extern .func __gr_hook_hang\n(\n\t.param .b32 file,\n"
                                   "\t.param .b32 line\n)\n;\n"
                                   ".extern .global .align 4 .u32 " GR_RT_BUDGET_NAME ";\n");
@@ -553,12 +558,16 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                 !starts_with(s, ".shared") && !starts_with(s, ".pragma") && slen > 0) {
                 prologue_done = true;
                 if (is_entry && o->instrument) {
-                    gr_strbuf_append(out, "\tcall.uni __gr_hook_enter;\n");
+                    if (mod.simple_sync)
+                        gr_strbuf_appendf(out, "\tcall.uni " GR_GPU_HOOK_ENTER_REGS_NAME ", (%d);\n",
+                                          library_hooks ? 1 : 0);
+                    else
+                        gr_strbuf_append(out, "\tcall.uni __gr_hook_enter;\n");
                     st->entries++;
                 }
                 if (o->step_budget)
                     gr_strbuf_append(out, "\tld.global.u32 %gr_steps, [" GR_RT_BUDGET_NAME "];\n");
-                if (o->inline_checks) gr_gpu_inline_prologue(out, &mod);
+                if (o->inline_checks) gr_gpu_inline_prologue(out, &mod, is_entry);
                 if (o->coverage) emit_coverage(out, st);
             }
             if (slen == 1 && s[0] == '{') depth++;
@@ -597,6 +606,9 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
             /* simple_sync: a call (the user's function, whose barriers the caller's copy of
              * the block's word missed, or a hook left as a call) sees the record in memory;
              * a function's caller reads it back after the return. */
+            if (mod.simple_sync && line_contains(s, slen, GR_HOOK_SYNC_NAME) &&
+                gr_gpu_inline_exit(out, s, slen, &mod))
+                continue;
             if (mod.simple_sync && instruction_is_call(s) &&
                 !line_contains(s, slen, GR_HOOK_ACCESS_NAME)) {
                 emit_call_line(out, p, len, false, true);

@@ -10,6 +10,7 @@
 #include "exec/gpu/gpu.h"
 #include "exec/gpu/inline_access.h"
 #include "exec/gpu/intervals.h"
+#include "jit/instrument/hook_abi.h"
 #include "exec/gpu/readonly.h"
 #include "jit/compile/compile.h"
 #include "jit/link/link.h"
@@ -69,7 +70,8 @@ Test(gpu_module, passes_insert_entry_budget_coverage_and_skip_nc) {
     cr_expect_geq(st.coverage_blocks, 2u);
     cr_expect_eq(st.nc_loads_skipped, 1u, "the __restrict__ const load is ld.global.nc");
     cr_expect_geq(st.accesses, 2u);
-    cr_expect(strstr(ptx, "call.uni __gr_hook_enter;") != NULL);
+    /* __gr_hook_enter, or __gr_hook_enter_regs where the record lives in registers */
+    cr_expect(strstr(ptx, "call.uni __gr_hook_enter") != NULL);
     cr_expect(strstr(ptx, "call __gr_hook_hang") != NULL);
     /* The prepared text is valid PTX: it parses again and links with the runtime. */
     ptx_module *again = parse_or_die(ptx);
@@ -912,6 +914,19 @@ static const char *scan_kernel =
     "  out[threadIdx.x] = s[p][threadIdx.x];\n"
     "}\n";
 
+/* Sync hook calls of `event` left in prepared PTX. */
+static size_t count_sync_events(const char *ptx, uint32_t event) {
+    size_t n = 0;
+    for (const char *p = ptx; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        gr_gpu_sync_call c;
+        if (gr_gpu_parse_sync_call(p, len, &c) && GR_HOOK_SYNC_EVENT(c.info) == event) n++;
+        p += len + (nl != NULL);
+    }
+    return n;
+}
+
 /* Only full barriers, no acquire: every barrier is inline, each followed (after bar.sync) by
  * a fresh read of the block's word, and no access reads the block's or the warp's word. */
 Test(gpu_simple_sync, full_barriers_only_go_inline) {
@@ -933,12 +948,18 @@ Test(gpu_simple_sync, full_barriers_only_go_inline) {
     snprintf(mul, sizeof mul, "mul.lo.u32 %%gr_iht, %%gr_iht, %u;", GR_RT_BAR_TRACE_MUL);
     cr_expect_eq(count_of(ptx, mul), st.inline_barriers);
     /* The record and history live in registers: no access loads the record, and memory sees
-     * them only around calls (the exit hook's, the lockstep path of each barrier) */
+     * them only around calls (the lockstep path of each barrier, the slow paths): stored
+     * whole, or but for wep under the lockstep model, before each, loaded after each. The
+     * kernel enters without writing them and hands them to the exit hook as arguments. */
     cr_expect(strstr(ptx, "ld.global.v4.u32 {%gr_iu2, %gr_iu3, %gr_iu4, %gr_iu5}, [%gr_itp]") == NULL);
     size_t calls = count_of(ptx, "call.uni \t__gr_hook_sync") + count_of(ptx, "call __gr_hook_access");
     cr_expect_eq(count_of(ptx, "st.global.u32 [%gr_rp], %gr_rb;"), calls, "%s", ptx);
+    cr_expect_eq(count_of(ptx, "st.global.v4.u32 [%gr_rp], {%gr_rb, 0, %gr_rf, %gr_rb};"), calls);
     cr_expect_eq(count_of(ptx, "ld.global.v4.u32 {%gr_rb, %gr_iu0, %gr_rf, %gr_iu0}, [%gr_rp]"),
-                 calls + 1, "after each call, and in the prologue");
+                 calls, "after each call, none in the kernel's prologue");
+    cr_expect_eq(count_of(ptx, "call.uni __gr_hook_enter_regs, (0);"), 1u);
+    cr_expect_eq(count_of(ptx, "call.uni __gr_hook_exit, (%gr_ibar, %gr_iht, %gr_ihl);"), 1u);
+    cr_expect_eq(count_sync_events(ptx, GR_HOOK_EV_EXIT), 0u, "the exit's sync hook is replaced");
     assert_links_for_sm_90(m, &o);
     free(ptx);
     /* off: the calls and per-access loads of before */

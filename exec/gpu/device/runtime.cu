@@ -449,10 +449,9 @@ static __device__ __forceinline__ void rt_acquire_after_read() {
 /* A thread leaves the kernel: lanes with the same barrier history (among `active`, the lanes
  * leaving together) fold it into the block's gr_rt_bar_fold (rt_abi.h) with one leader's
  * atomics; the block's last leader decides. */
-static __device__ __noinline__ void rt_bar_exit(u32 block, u32 tid, u32 thread, u32 active) {
-    uint4 h = *(const uint4 *)rt_bar_hist(thread); /* count, trace, last, pad */
-    u32 count = h.x, trace = h.y;
-    u32 last = count ? h.z : GR_RT_BAR_NONE;
+static __device__ __noinline__ void rt_bar_exit(u32 block, u32 tid, u32 active, u32 count,
+                                                u32 trace, u32 last) {
+    if (!count) last = GR_RT_BAR_NONE;
     u64 ref = gr_rt_bar_ref(count, trace);
     u32 same = __match_any_sync(active, ref);
     if (rt_lane() != (u32)(__ffs(same) - 1)) return;
@@ -488,6 +487,22 @@ static __device__ __noinline__ void rt_bar_exit(u32 block, u32 tid, u32 thread, 
     }
 }
 
+/* A thread leaves the kernel. One leader for the lanes leaving together (lane = tid % 32:
+ * warps are cut from the linear thread index): their bits in the warp's word, and EXITED for
+ * the block when any of them accessed memory since its last barrier (its latest accesses will
+ * never be ordered by the barriers the others still pass). The others wait for it in the
+ * fold's __match_any_sync. */
+static __device__ __forceinline__ void rt_exit(u32 block, u32 tid, bool touched, u32 count,
+                                               u32 trace, u32 last) {
+    u32 active = __activemask();
+    u32 any_touched = __any_sync(active, touched);
+    if (rt_lane() == (u32)(__ffs(active) - 1)) {
+        atomicOr((u64 *)rt_warp_word(block, tid / 32u), (u64)active);
+        if (any_touched) atomicOr(rt_block_word(block), GR_RT_BLOCK_EXITED);
+    }
+    rt_bar_exit(block, tid, active, count, trace, last);
+}
+
 extern "C" __device__ void __gr_hook_sync(u32 info, u32 id, u32 arg0, u32 arg1) {
     if (!__gr_rt.detect) return;
     u32 tid = rt_tid(), block = rt_block(), tpb = __gr_rt.threads_per_block;
@@ -521,18 +536,8 @@ extern "C" __device__ void __gr_hook_sync(u32 info, u32 id, u32 arg0, u32 arg1) 
         break;
     }
     case GR_HOOK_EV_EXIT: {
-        /* One leader for the lanes leaving together (lane = tid % 32: warps are cut from the
-         * linear thread index): their bits in the warp's word, and EXITED for the block when
-         * any of them accessed memory since its last barrier (its latest accesses will never
-         * be ordered by the barriers the others still pass). The others wait for it in the
-         * fold's __match_any_sync. */
-        u32 active = __activemask();
-        u32 touched = __any_sync(active, t->touched != 0);
-        if (rt_lane() == (u32)(__ffs(active) - 1)) {
-            atomicOr((u64 *)rt_warp_word(block, tid / 32u), (u64)active);
-            if (touched) atomicOr(rt_block_word(block), GR_RT_BLOCK_EXITED);
-        }
-        rt_bar_exit(block, tid, block * tpb + tid, active);
+        uint4 h = *(const uint4 *)rt_bar_hist(block * tpb + tid); /* count, trace, last, pad */
+        rt_exit(block, tid, t->touched != 0, h.x, h.y, h.z);
         break;
     }
     default: /* cp.async groups: the async write was checked when issued */
@@ -540,15 +545,15 @@ extern "C" __device__ void __gr_hook_sync(u32 info, u32 id, u32 arg0, u32 arg1) 
     }
 }
 
-/* Called once by every thread at the start of an instrumented kernel: fresh per-thread state
- * and a zeroed shared shadow. Every thread of the block gets here, so the barrier is safe. */
-extern "C" __device__ void __gr_hook_enter() {
-    if (!__gr_rt.detect) return;
-    u32 tid = rt_tid(), block = rt_block(), tpb = __gr_rt.threads_per_block;
-    gr_rt_thread *t = rt_thread(block * tpb + tid);
-    ((u32 *)__gr_rt.user_call)[block * tpb + tid] = GR_RT_NO_CALL;
-    *(uint4 *)t = make_uint4(0u, 0u, 0u, 0u); /* every field 0: bar, wep, flags, wbar */
-    *(uint4 *)rt_bar_hist(block * tpb + tid) = make_uint4(0u, 0u, GR_RT_BAR_NONE, 0u);
+/* Every thread's record and barrier history start at 0 (no barrier yet). */
+static __device__ __forceinline__ void rt_enter_record(u32 thread) {
+    *(uint4 *)rt_thread(thread) = make_uint4(0u, 0u, 0u, 0u); /* every field 0: bar, wep, flags, wbar */
+    *(uint4 *)rt_bar_hist(thread) = make_uint4(0u, 0u, GR_RT_BAR_NONE, 0u);
+}
+
+/* The block's shared shadow starts empty; every thread of the block gets here, so the barrier
+ * is safe. */
+static __device__ __forceinline__ void rt_enter_shared(u32 tid, u32 tpb) {
     u64 *shadow = rt_shared_shadow();
     for (u32 i = tid; i < __gr_rt.shared_words; i += tpb) shadow[i] = 0ull;
     if (tid == 0u) {
@@ -556,6 +561,38 @@ extern "C" __device__ void __gr_hook_enter() {
         if (window > 4u * __gr_rt.shared_words) atomicOr(&rt_counters()->shared_short, 1u);
     }
     __syncthreads();
+}
+
+/* Called once by every thread at the start of an instrumented kernel: fresh per-thread state
+ * and a zeroed shared shadow. */
+extern "C" __device__ void __gr_hook_enter() {
+    if (!__gr_rt.detect) return;
+    u32 tid = rt_tid(), block = rt_block(), tpb = __gr_rt.threads_per_block;
+    ((u32 *)__gr_rt.user_call)[block * tpb + tid] = GR_RT_NO_CALL;
+    rt_enter_record(block * tpb + tid);
+    rt_enter_shared(tid, tpb);
+}
+
+/* The entry of a kernel whose record lives in registers (inline_access.h, simple_sync): its
+ * first store to memory is a full one before a call, so only what the stores leave out is
+ * written here: wep under the lockstep warp model, and the latest user call when the module
+ * has hooks in header functions (`user_calls`). Nothing per thread otherwise: for a kernel
+ * that reads a few words per thread, the 36 bytes per thread of __gr_hook_enter were as much
+ * traffic as its own. */
+extern "C" __device__ void __gr_hook_enter_regs(u32 user_calls) {
+    if (!__gr_rt.detect) return;
+    u32 tid = rt_tid(), block = rt_block(), tpb = __gr_rt.threads_per_block;
+    if (user_calls) ((u32 *)__gr_rt.user_call)[block * tpb + tid] = GR_RT_NO_CALL;
+    if (__gr_rt.lockstep) rt_enter_record(block * tpb + tid);
+    rt_enter_shared(tid, tpb);
+}
+
+/* The exit of a kernel whose record lives in registers: its epoch with `touched` in bit 31
+ * (which is also the history's count, every barrier being a full waiting one), the history's
+ * trace and last barrier. */
+extern "C" __device__ void __gr_hook_exit(u32 bar, u32 trace, u32 last) {
+    if (!__gr_rt.detect) return;
+    rt_exit(rt_block(), rt_tid(), (bar >> 31) != 0u, bar & 0x7fffffffu, trace, last);
 }
 
 /* The step budget ran out: say where (host-mapped memory survives the trap), then trap so a
