@@ -15,6 +15,7 @@
  *   bench_gpu --instr NAME     only the instrumented kernel NAME, once (for a profiler)
  *   bench_gpu --enter-only --instr NAME   the same, built with the entry hook and the step
  *                              budget only (the --breakdown column enter_only)
+ *   bench_gpu --no-access --instr NAME    the same, without access hooks (column no_access)
  *   bench_gpu --breakdown      per kernel, what each part of the instrumentation costs: the
  *                              full build, then without the step budget, without access hooks
  *                              (barrier and exit hooks only), and with neither (entry hook,
@@ -549,6 +550,10 @@ int main(int argc, char **argv) {
             instr_parts = (build_parts){false, false, true};
             continue;
         }
+        if (strcmp(argv[i], "--no-access") == 0) {
+            instr_parts = (build_parts){false, true, true};
+            continue;
+        }
         if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) scale = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--plain") == 0 && i + 1 < argc) plain = argv[++i];
         else if (strcmp(argv[i], "--instr") == 0 && i + 1 < argc) {
@@ -560,7 +565,7 @@ int main(int argc, char **argv) {
             return 0;
         } else {
             fprintf(stderr, "usage: bench_gpu [--scale S] [--no-readonly] [--no-ab] [--breakdown] "
-                            "[--plain KERNEL] [--enter-only] [--instr KERNEL] [--list]\n");
+                            "[--plain KERNEL] [--enter-only | --no-access] [--instr KERNEL] [--list]\n");
             return 2;
         }
     }
