@@ -41,7 +41,7 @@ extern const char gr_gpu_runtime_source[];
 extern const size_t gr_gpu_runtime_source_len;
 
 /* Bumped whenever the passes below change what they emit (part of the cache key). */
-#define GR_GPU_MODULE_FORMAT 11u
+#define GR_GPU_MODULE_FORMAT 12u
 
 void gr_gpu_options_default(gr_gpu_options *o) {
     memset(o, 0, sizeof *o);
@@ -357,12 +357,14 @@ static void close_bounds_guard(gr_strbuf *out, uint32_t label) {
  * parameter points into its buffer) and the address inside that buffer; then the extents. */
 static void open_private_guard(gr_strbuf *out, const gr_private_access *pa, const char *addr,
                                uint32_t size, uint32_t label) {
-    gr_strbuf_append(out, "\t{ .reg .pred %gr_pv; .reg .b32 %gr_pn; .reg .b64 %gr_pa<3>;\n");
+    gr_strbuf_append(out, "\t{ .reg .pred %gr_pv; .reg .b32 %gr_pn, %gr_pm; .reg .b64 %gr_pa<3>;\n");
     if (pa->shared) {
+        /* In 32 bits, as the inline check reads a shared address: the 64-bit address of a
+         * shared variable costs an S2UR of the CTA's place in its cluster at every use. */
         gr_strbuf_appendf(out,
-                          "\tmov.u64 %%gr_pa0, %s; sub.u64 %%gr_pa0, %s, %%gr_pa0; "
-                          "setp.le.u64 %%gr_pv, %%gr_pa0, %" PRIu64 ";\n",
-                          pa->array, addr, pa->array_bytes - size);
+                          "\tcvt.u32.u64 %%gr_pn, %s; mov.u32 %%gr_pm, %s; sub.u32 %%gr_pn, %%gr_pn, "
+                          "%%gr_pm; setp.le.u32 %%gr_pv, %%gr_pn, %" PRIu64 ";\n",
+                          addr, pa->array, pa->array_bytes - size);
     } else {
         gr_strbuf_appendf(out,
                           "\tld.const.u32 %%gr_pn, [" GR_RT_RO_PARAMS_NAME "]; and.b32 %%gr_pn, "
