@@ -122,12 +122,14 @@ bool gr_gpu_prepare_ptx(const ptx_module *m, const gr_gpu_options *o, char **ptx
                         gr_gpu_prep_stats *stats, gr_error *err);
 
 /* The register cap of an instrumented module whose kernels use at most `plain_registers`
- * uninstrumented (0: unknown). The hooks' slow path needs ~180 registers, and a kernel gets
- * the count of everything it calls: uncapped, a 256-thread block fills an SM alone. The cap
- * leaves the kernel's own code 16 registers for the inline checks, within 48..64 so that a
- * 1024-thread block still launches; a kernel that needs more than 64 keeps what it needs. A
- * kernel's .maxnreg, .maxntid/.reqntid and .minnctapersm lower it to what they allow. */
-unsigned gr_gpu_register_cap(const ptx_module *m, unsigned plain_registers);
+ * uninstrumented (0: unknown) and that has `inline_sites` inline access checks. The hooks'
+ * slow path needs ~180 registers, and a kernel gets the count of everything it calls:
+ * uncapped, a 256-thread block fills an SM alone. The cap leaves the kernel's own code 16
+ * registers for the inline checks, within 48..64 so that a 1024-thread block still launches;
+ * a light kernel (plain at most 24, at most 8 inline checks) gets 32, the full SM for
+ * 256-thread blocks; a kernel that needs more than 64 keeps what it needs. A kernel's
+ * .maxnreg, .maxntid/.reqntid and .minnctapersm lower it to what they allow; never below 24. */
+unsigned gr_gpu_register_cap(const ptx_module *m, unsigned plain_registers, unsigned inline_sites);
 
 /* prepare + link with the runtime for `sm_arch` ("sm_90"), through the cubin cache.
  * *from_cache (may be NULL) says whether the cubin came from the cache. Caller frees *cubin. */

@@ -775,13 +775,28 @@ static bool make_dirs(const char *path) {
 #define REGS_PER_SM 65536u /* the register file every sm_70+ SM has */
 #define REGS_FLOOR 24u     /* below this ptxas spills the ABI's own state */
 
+/* A light kernel: at most LIGHT_PLAIN_MAX registers uninstrumented and at most
+ * LIGHT_SITES_MAX inline checks. Its checks add little to what is live, and occupancy is what
+ * it loses: LIGHT_CAP gives a 256-thread block the whole SM (bench_gpu: reduce, bfs_step and
+ * stencil ran fastest at 32, while scan with 27 checks and block_sort with 223 ran up to twice
+ * as slow there as at 48). */
+#define LIGHT_PLAIN_MAX 24u
+#define LIGHT_SITES_MAX 8u
+#define LIGHT_CAP 32u
+
 static unsigned round_up8(unsigned n) { return (n + 7u) & ~7u; }
 
-unsigned gr_gpu_register_cap(const ptx_module *m, unsigned plain_registers) {
+unsigned gr_gpu_register_cap(const ptx_module *m, unsigned plain_registers, unsigned inline_sites) {
     unsigned cap = 64;
-    if (plain_registers > 64) cap = round_up8(plain_registers);
-    else if (plain_registers > 0 && plain_registers + 16 < 64) cap = round_up8(plain_registers + 16);
-    if (cap < 48) cap = 48;
+    if (plain_registers > 64) {
+        cap = round_up8(plain_registers);
+    } else if (plain_registers > 0 && plain_registers <= LIGHT_PLAIN_MAX &&
+               inline_sites <= LIGHT_SITES_MAX) {
+        cap = LIGHT_CAP;
+    } else if (plain_registers > 0 && plain_registers + 16 < 64) {
+        cap = round_up8(plain_registers + 16);
+        if (cap < 48) cap = 48;
+    }
     if (cap > REGS_MAX) cap = REGS_MAX;
     for (int32_t f = 0; m && f < m->nfunctions; f++) {
         const ptx_function *fn = &m->functions[f];
@@ -798,31 +813,6 @@ unsigned gr_gpu_register_cap(const ptx_module *m, unsigned plain_registers) {
     return cap < REGS_FLOOR ? REGS_FLOOR : cap;
 }
 
-/* The most registers any kernel of `m` uses uninstrumented, from a link of the printed module
- * alone; 0 when that fails (the instrumented link reports what is wrong). */
-static unsigned plain_registers(const ptx_module *m, const char *sm_arch) {
-    gr_strbuf text = {0};
-    unsigned most = 0;
-    if (ptx_print(m, &text)) {
-        gr_link_input in = {text.data, text.len, m->source_name};
-        gr_link_options lo = {.sm_arch = sm_arch};
-        void *cubin = NULL;
-        size_t len = 0;
-        gr_error ignore = GR_ERROR_INIT;
-        if (gr_link_ptx_with(&in, 1, &lo, &cubin, &len, &ignore)) {
-            for (int32_t f = 0; f < m->nfunctions; f++) {
-                if (!m->functions[f].is_entry) continue;
-                unsigned r = gr_cubin_registers(cubin, len, m->functions[f].name);
-                if (r > most) most = r;
-            }
-        }
-        gr_error_clear(&ignore);
-        free(cubin);
-    }
-    gr_strbuf_free(&text);
-    return most;
-}
-
 /* The most registers any kernel of `m` has in a linked cubin. */
 static unsigned cubin_registers(const ptx_module *m, const void *cubin, size_t len) {
     unsigned most = 0;
@@ -831,6 +821,25 @@ static unsigned cubin_registers(const ptx_module *m, const void *cubin, size_t l
         unsigned r = gr_cubin_registers(cubin, len, m->functions[f].name);
         if (r > most) most = r;
     }
+    return most;
+}
+
+/* The most registers any kernel of `m` uses uninstrumented, from a link of the printed module
+ * alone; 0 when that fails (the instrumented link reports what is wrong). */
+static unsigned plain_registers(const ptx_module *m, const char *sm_arch) {
+    gr_strbuf text = {0};
+    unsigned most = 0;
+    if (ptx_print(m, &text) && !text.oom) {
+        gr_link_input in = {text.data, text.len, m->source_name};
+        gr_link_options lo = {.sm_arch = sm_arch};
+        void *cubin = NULL;
+        size_t len = 0;
+        gr_error ignore = GR_ERROR_INIT;
+        if (gr_link_ptx_with(&in, 1, &lo, &cubin, &len, &ignore)) most = cubin_registers(m, cubin, len);
+        gr_error_clear(&ignore);
+        free(cubin);
+    }
+    gr_strbuf_free(&text);
     return most;
 }
 
@@ -845,7 +854,10 @@ bool gr_gpu_build_cubin(const ptx_module *m, const gr_gpu_options *o, const char
     if (!sm_arch) sm_arch = "sm_90";
     if (from_cache) *from_cache = false;
     char *user = NULL;
+    gr_gpu_prep_stats local;
+    if (!stats) stats = &local;
     if (!gr_gpu_prepare_ptx(m, o, &user, stats, err)) return false;
+    unsigned sites = stats->inline_sites;
 
     uint32_t format = GR_GPU_MODULE_FORMAT;
     uint64_t h = gr_hash64(&format, sizeof format);
@@ -868,7 +880,7 @@ bool gr_gpu_build_cubin(const ptx_module *m, const gr_gpu_options *o, const char
             *cubin = cached;
             *cubin_len = len;
             if (from_cache) *from_cache = true;
-            if (stats) stats->registers = cubin_registers(m, cached, len);
+            stats->registers = cubin_registers(m, cached, len);
             return true;
         }
         free(cached);
@@ -890,7 +902,7 @@ bool gr_gpu_build_cubin(const ptx_module *m, const gr_gpu_options *o, const char
             lo.max_registers = o->max_registers >= REGS_MAX ? 0 : o->max_registers;
         } else {
             plain = plain_registers(m, sm_arch);
-            lo.max_registers = gr_gpu_register_cap(m, plain);
+            lo.max_registers = gr_gpu_register_cap(m, plain, sites);
         }
     }
     if (ok) {
@@ -899,7 +911,7 @@ bool gr_gpu_build_cubin(const ptx_module *m, const gr_gpu_options *o, const char
         ok = gr_link_ptx_with(in, runtime ? 2 : 1, &lo, cubin, cubin_len, err);
         if (!ok) gr_error_wrap(err, "linking the instrumented kernel with the GPU runtime");
     }
-    if (ok && stats) {
+    if (ok) {
         stats->plain_registers = plain;
         stats->register_cap = lo.max_registers;
         stats->registers = cubin_registers(m, *cubin, *cubin_len);

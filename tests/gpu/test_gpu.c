@@ -128,11 +128,16 @@ Test(gpu_module, cubin_cache_by_content_hash) {
 /* ---- registers ------------------------------------------------------------------------------ */
 
 Test(gpu_registers, the_cap_leaves_room_for_the_checks_and_for_1024_threads) {
-    cr_expect_eq(gr_gpu_register_cap(NULL, 0), 64u, "unknown: the most a 1024-thread block allows");
-    cr_expect_eq(gr_gpu_register_cap(NULL, 12), 48u);
-    cr_expect_eq(gr_gpu_register_cap(NULL, 40), 56u);
-    cr_expect_eq(gr_gpu_register_cap(NULL, 60), 64u);
-    cr_expect_eq(gr_gpu_register_cap(NULL, 100), 104u, "a kernel that needs more keeps it");
+    cr_expect_eq(gr_gpu_register_cap(NULL, 0, 0), 64u, "unknown: the most a 1024-thread block allows");
+    cr_expect_eq(gr_gpu_register_cap(NULL, 12, 20), 48u);
+    cr_expect_eq(gr_gpu_register_cap(NULL, 40, 0), 56u);
+    cr_expect_eq(gr_gpu_register_cap(NULL, 60, 0), 64u);
+    cr_expect_eq(gr_gpu_register_cap(NULL, 100, 0), 104u, "a kernel that needs more keeps it");
+    /* light: a small kernel (at most 24) with few checks (at most 8): the whole SM */
+    cr_expect_eq(gr_gpu_register_cap(NULL, 12, 7), 32u);
+    cr_expect_eq(gr_gpu_register_cap(NULL, 24, 8), 32u);
+    cr_expect_eq(gr_gpu_register_cap(NULL, 24, 9), 48u, "more checks keep the room");
+    cr_expect_eq(gr_gpu_register_cap(NULL, 32, 4), 48u, "a larger kernel keeps the room");
     const char *head = ".version 8.0\n.target sm_90\n.address_size 64\n";
     const char *bodies[] = {
         ".visible .entry k() .maxntid 1024, 1, 1\n{\nret;\n}\n",
@@ -145,8 +150,8 @@ Test(gpu_registers, the_cap_leaves_room_for_the_checks_and_for_1024_threads) {
         char ptx[512];
         snprintf(ptx, sizeof ptx, "%s%s", head, bodies[i]);
         ptx_module *m = parse_or_die(ptx);
-        cr_expect_eq(gr_gpu_register_cap(m, 100), want[i], "%s: %u", bodies[i],
-                     gr_gpu_register_cap(m, 100));
+        cr_expect_eq(gr_gpu_register_cap(m, 100, 0), want[i], "%s: %u", bodies[i],
+                     gr_gpu_register_cap(m, 100, 0));
         ptx_module_free(m);
     }
 }
@@ -179,7 +184,7 @@ Test(gpu_registers, instrumented_kernels_stay_within_the_cap) {
         "k.cu");
     gr_gpu_prep_stats st = build_with_cap(m, NULL);
     cr_expect_gt(st.plain_registers, 0u);
-    cr_expect_eq(st.register_cap, gr_gpu_register_cap(m, st.plain_registers));
+    cr_expect_eq(st.register_cap, gr_gpu_register_cap(m, st.plain_registers, st.inline_sites));
     cr_expect_gt(st.registers, 0u);
     cr_expect_leq(st.registers, st.register_cap, "%u registers, cap %u", st.registers,
                   st.register_cap);
