@@ -355,16 +355,109 @@ static void close_bounds_guard(gr_strbuf *out, uint32_t label) {
  * put it, or the launch is not one the proof covers. Shared: the address inside its array
  * (one subtraction and compare); global: the parameter's bit in __gr_ro_params (no other
  * parameter points into its buffer) and the address inside that buffer; then the extents. */
+/* What every private guard of a function would compute again, computed once in its prologue:
+ * the shared arrays' addresses (on sm_90 each is an S2UR of the CTA's place in its cluster and
+ * four uniform instructions at every use) and the launch-extent conditions. Only arrays
+ * declared at module scope before the function can be named in its prologue. */
+#define HOIST_MAX 4u
+typedef struct private_hoists {
+    char arrays[HOIST_MAX][128];
+    uint32_t narrays;
+    bool declared[HOIST_MAX];       /* declared at module scope so far */
+    bool declared_here[HOIST_MAX];  /* declared in the current function's scope */
+    uint32_t in_function;           /* bit k: %gr_psymK holds arrays[k] in this function */
+    gr_affine_launch launches[HOIST_MAX];
+    uint32_t nlaunches;
+} private_hoists;
+
+static bool launch_equal(const gr_affine_launch *a, const gr_affine_launch *b) {
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+static void hoists_collect(const gr_quiet_loads *q, private_hoists *h) {
+    memset(h, 0, sizeof *h);
+    for (uint32_t i = 0; q && i < q->npriv; i++) {
+        const gr_private_access *pa = &q->priv[i];
+        bool have = false;
+        for (uint32_t k = 0; k < h->narrays && !have; k++) have = strcmp(h->arrays[k], pa->array) == 0;
+        if (pa->shared && !have && h->narrays < HOIST_MAX)
+            snprintf(h->arrays[h->narrays++], sizeof h->arrays[0], "%s", pa->array);
+        have = false;
+        for (uint32_t t = 0; t < h->nlaunches && !have; t++)
+            have = launch_equal(&h->launches[t], &pa->launch);
+        if (!have && h->nlaunches < HOIST_MAX) h->launches[h->nlaunches++] = pa->launch;
+    }
+}
+
+/* A `.shared ... NAME[...]` (or `NAME;`) line at module scope, or in a function before its
+ * first instruction (`in_function`): the array is nameable from here, or in that function. */
+static void hoists_note_declaration(private_hoists *h, const char *s, size_t len, bool in_function) {
+    if (!starts_with(s, ".shared")) return;
+    for (uint32_t k = 0; k < h->narrays; k++) {
+        size_t n = strlen(h->arrays[k]);
+        for (size_t i = 0; i + n < len; i++)
+            if (memcmp(s + i, h->arrays[k], n) == 0 && (s[i + n] == '[' || s[i + n] == ';') &&
+                i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t'))
+                *(in_function ? &h->declared_here[k] : &h->declared[k]) = true;
+    }
+}
+
+static void hoists_declare(gr_strbuf *out, const private_hoists *h) {
+    if (h->narrays || h->nlaunches)
+        gr_strbuf_append(out, "\t.reg .b32 %gr_psym<4>, %gr_ptmp;\n\t.reg .pred %gr_pext<4>;\n");
+}
+
+static void emit_launch_conditions(gr_strbuf *out, const gr_affine_launch *l, const char *reg,
+                                   const char *pred) {
+    static const char *const dims[3] = {"x", "y", "z"};
+    for (int d = 0; d < 3; d++) {
+        if (l->max_ntid[d] < 1024u)
+            gr_strbuf_appendf(out,
+                              "\tmov.u32 %s, %%ntid.%s; setp.le.and.u32 %s, %s, %" PRIu32 ", %s;\n",
+                              reg, dims[d], pred, reg, l->max_ntid[d], pred);
+        if (l->max_nctaid[d] < UINT32_MAX)
+            gr_strbuf_appendf(out,
+                              "\tmov.u32 %s, %%nctaid.%s; setp.le.and.u32 %s, %s, %" PRIu32 ", %s;\n",
+                              reg, dims[d], pred, reg, l->max_nctaid[d], pred);
+    }
+}
+
+/* The addresses of the arrays nameable here that no register holds yet. */
+static void hoists_take_addresses(gr_strbuf *out, private_hoists *h) {
+    for (uint32_t k = 0; k < h->narrays; k++) {
+        if ((!h->declared[k] && !h->declared_here[k]) || (h->in_function >> k & 1u)) continue;
+        gr_strbuf_appendf(out, "\tmov.u32 %%gr_psym%u, %s;\n", k, h->arrays[k]);
+        h->in_function |= 1u << k;
+    }
+}
+
+/* The prologue's part: the arrays nameable here and every launch condition. */
+static void hoists_prologue(gr_strbuf *out, private_hoists *h) {
+    h->in_function = 0;
+    hoists_take_addresses(out, h);
+    for (uint32_t t = 0; t < h->nlaunches; t++) {
+        char pred[32];
+        snprintf(pred, sizeof pred, "%%gr_pext%u", t);
+        gr_strbuf_appendf(out, "\tsetp.eq.u32 %s, 0, 0;\n", pred);
+        emit_launch_conditions(out, &h->launches[t], "%gr_ptmp", pred);
+    }
+}
+
 static void open_private_guard(gr_strbuf *out, const gr_private_access *pa, const char *addr,
-                               uint32_t size, uint32_t label) {
+                               uint32_t size, uint32_t label, const private_hoists *h) {
     gr_strbuf_append(out, "\t{ .reg .pred %gr_pv; .reg .b32 %gr_pn, %gr_pm; .reg .b64 %gr_pa<3>;\n");
     if (pa->shared) {
-        /* In 32 bits, as the inline check reads a shared address: the 64-bit address of a
-         * shared variable costs an S2UR of the CTA's place in its cluster at every use. */
+        /* In 32 bits, as the inline check reads a shared address. */
+        char base[32];
+        snprintf(base, sizeof base, "%s", "%gr_pm");
+        for (uint32_t k = 0; k < h->narrays; k++)
+            if ((h->in_function >> k & 1u) && strcmp(h->arrays[k], pa->array) == 0)
+                snprintf(base, sizeof base, "%%gr_psym%u", k);
+        if (strcmp(base, "%gr_pm") == 0) gr_strbuf_appendf(out, "\tmov.u32 %%gr_pm, %s;\n", pa->array);
         gr_strbuf_appendf(out,
-                          "\tcvt.u32.u64 %%gr_pn, %s; mov.u32 %%gr_pm, %s; sub.u32 %%gr_pn, %%gr_pn, "
-                          "%%gr_pm; setp.le.u32 %%gr_pv, %%gr_pn, %" PRIu64 ";\n",
-                          addr, pa->array, pa->array_bytes - size);
+                          "\tcvt.u32.u64 %%gr_pn, %s; sub.u32 %%gr_pn, %%gr_pn, %s; "
+                          "setp.le.u32 %%gr_pv, %%gr_pn, %" PRIu64 ";\n",
+                          addr, base, pa->array_bytes - size);
     } else {
         gr_strbuf_appendf(out,
                           "\tld.const.u32 %%gr_pn, [" GR_RT_RO_PARAMS_NAME "]; and.b32 %%gr_pn, "
@@ -375,19 +468,13 @@ static void open_private_guard(gr_strbuf *out, const gr_private_access *pa, cons
                           "setp.le.and.u64 %%gr_pv, %%gr_pa2, %%gr_pa1, %%gr_pv;\n",
                           1u << pa->param, 16u * pa->param, addr, size);
     }
-    static const char *const dims[3] = {"x", "y", "z"};
-    for (int d = 0; d < 3; d++) {
-        if (pa->launch.max_ntid[d] < 1024u)
-            gr_strbuf_appendf(out,
-                              "\tmov.u32 %%gr_pn, %%ntid.%s; setp.le.and.u32 %%gr_pv, %%gr_pn, "
-                              "%" PRIu32 ", %%gr_pv;\n",
-                              dims[d], pa->launch.max_ntid[d]);
-        if (pa->launch.max_nctaid[d] < UINT32_MAX)
-            gr_strbuf_appendf(out,
-                              "\tmov.u32 %%gr_pn, %%nctaid.%s; setp.le.and.u32 %%gr_pv, %%gr_pn, "
-                              "%" PRIu32 ", %%gr_pv;\n",
-                              dims[d], pa->launch.max_nctaid[d]);
-    }
+    uint32_t hoisted = HOIST_MAX;
+    for (uint32_t t = 0; t < h->nlaunches && hoisted == HOIST_MAX; t++)
+        if (launch_equal(&h->launches[t], &pa->launch)) hoisted = t;
+    if (hoisted < HOIST_MAX)
+        gr_strbuf_appendf(out, "\tand.pred %%gr_pv, %%gr_pv, %%gr_pext%u;\n", hoisted);
+    else
+        emit_launch_conditions(out, &pa->launch, "%gr_pn", "%gr_pv");
     gr_strbuf_appendf(out, "\t@%%gr_pv bra $gr_pv_%" PRIu32 ";\n", label);
 }
 
@@ -491,10 +578,13 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
     mod.simple_sync = o->inline_checks && o->simple_sync && gr_gpu_sync_is_simple(text);
     st->simple_sync = mod.simple_sync;
     bool library_hooks = mod.simple_sync && gr_gpu_has_library_hooks(text);
+    private_hoists hoists;
+    hoists_collect(o->skip_private ? quiet : NULL, &hoists);
     bool reload_block_word = false; /* after the barrier an inline barrier hook precedes */
     uint32_t line_no = 0, next_ro = 0;
     bool header_done = false, pending_fn = false, pending_entry = false;
     bool in_body = false, prologue_done = false, is_entry = false;
+    bool control_flow = false; /* a label or branch seen in the current function body */
     int depth = 0;
     int32_t loc_file = 0, loc_line = 0;
     label_set labels = {0};
@@ -548,14 +638,33 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                 if (o->step_budget)
                     gr_strbuf_append(out, "\t.reg .b32 %gr_steps;\n\t.reg .pred %gr_stepp;\n");
                 if (o->inline_checks) gr_gpu_inline_regs(out);
+                if (o->instrument) hoists_declare(out, &hoists);
+                memset(hoists.declared_here, 0, sizeof hoists.declared_here);
+                hoists.in_function = 0;
+                control_flow = false;
                 continue;
             } else if (slen && s[slen - 1] == ';') {
                 pending_fn = false; /* a declaration */
             }
+            if (!pending_fn) hoists_note_declaration(&hoists, s, slen, false);
             gr_strbuf_append_n(out, p, len);
             continue;
         }
         if (in_body) {
+            /* A function's own shared array, declared before any label or branch: its
+             * address is taken right there, on every path into the body. */
+            if (depth == 1 && !control_flow && starts_with(s, ".shared")) {
+                hoists_note_declaration(&hoists, s, slen, true);
+                if (prologue_done) {
+                    gr_strbuf_append_n(out, p, len);
+                    if (len && p[len - 1] != '\n') gr_strbuf_putc(out, '\n');
+                    hoists_take_addresses(out, &hoists);
+                    continue;
+                }
+            }
+            if (label_line(s, slen, name, sizeof name) || line_contains(s, slen, "bra") ||
+                line_contains(s, slen, "brx"))
+                control_flow = true;
             if (!prologue_done && !starts_with(s, ".reg") && !starts_with(s, ".local") &&
                 !starts_with(s, ".shared") && !starts_with(s, ".pragma") && slen > 0) {
                 prologue_done = true;
@@ -570,6 +679,7 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                 if (o->step_budget)
                     gr_strbuf_append(out, "\tld.global.u32 %gr_steps, [" GR_RT_BUDGET_NAME "];\n");
                 if (o->inline_checks) gr_gpu_inline_prologue(out, &mod, is_entry);
+                if (o->instrument) hoists_prologue(out, &hoists);
                 if (o->coverage) emit_coverage(out, st);
             }
             if (slen == 1 && s[0] == '{') depth++;
@@ -648,7 +758,7 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                 if (pa && operands && (!pa->shared || size <= pa->array_bytes)) {
                     uint32_t label = st->private_accesses++;
                     st->accesses++;
-                    open_private_guard(out, pa, addr, size, label);
+                    open_private_guard(out, pa, addr, size, label, &hoists);
                     emit_access_hook(out, p, len, o, &mod, st, true);
                     close_private_guard(out, label);
                     continue;

@@ -977,6 +977,32 @@ Test(gpu_simple_sync, full_barriers_only_go_inline) {
     ptx_module_free(m);
 }
 
+/* The guards of a function share what they would each compute again: the shared array's
+ * address and the launch conditions, taken once where the function starts (the array's
+ * declaration comes first). */
+Test(gpu_private, a_function_takes_the_array_address_and_launch_conditions_once) {
+    ptx_module *m = compile_or_die(scan_kernel, "scan.cu");
+    gr_gpu_options o;
+    gr_gpu_options_default(&o);
+    char *ptx = NULL;
+    gr_gpu_prep_stats st;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, &st, &err), "%s", err.message);
+    size_t shared = count_of(ptx, "sub.u32 %gr_pn, %gr_pn, %gr_psym0;");
+    cr_expect_geq(shared, 4u);
+    cr_expect_eq(count_of(ptx, "mov.u32 %gr_psym0, _ZZ4scanE1s;"), 1u);
+    const char *decl = strstr(ptx, "_ZZ4scanE1s[");
+    cr_expect(decl && decl < strstr(ptx, "mov.u32 %gr_psym0,"));
+    cr_expect_eq(count_of(ptx, "mov.u32 %gr_pm,"), 0u, "no guard takes the address again");
+    cr_expect_eq(count_of(ptx, "and.pred %gr_pv, %gr_pv, %gr_pext"), st.private_accesses);
+    cr_expect_eq(count_of(ptx, "setp.le.and.u32 %gr_pv"), 0u, "no guard reads the extents");
+    cr_expect_geq(count_of(ptx, "setp.le.and.u32 %gr_pext1, %gr_ptmp, 64, %gr_pext1;"), 1u,
+                  "blocks of up to 64 threads");
+    assert_links_for_sm_90(m, &o);
+    free(ptx);
+    ptx_module_free(m);
+}
+
 /* Each of these can set a bit the inline code would not see: the module keeps every call. */
 Test(gpu_simple_sync, warp_syncs_arrivals_fences_and_acquires_keep_the_hooks) {
     static const char *const bodies[] = {
