@@ -374,8 +374,17 @@ static bool launch_equal(const gr_affine_launch *a, const gr_affine_launch *b) {
     return memcmp(a, b, sizeof *a) == 0;
 }
 
+/* How many private accesses of `q` have the launch condition `l`. */
+static uint32_t launch_uses(const gr_quiet_loads *q, const gr_affine_launch *l) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < q->npriv; i++) n += launch_equal(&q->priv[i].launch, l);
+    return n;
+}
+
+/* The first HOIST_MAX shared arrays, and the HOIST_MAX launch conditions most guards share. */
 static void hoists_collect(const gr_quiet_loads *q, private_hoists *h) {
     memset(h, 0, sizeof *h);
+    uint32_t uses[HOIST_MAX] = {0};
     for (uint32_t i = 0; q && i < q->npriv; i++) {
         const gr_private_access *pa = &q->priv[i];
         bool have = false;
@@ -385,7 +394,17 @@ static void hoists_collect(const gr_quiet_loads *q, private_hoists *h) {
         have = false;
         for (uint32_t t = 0; t < h->nlaunches && !have; t++)
             have = launch_equal(&h->launches[t], &pa->launch);
-        if (!have && h->nlaunches < HOIST_MAX) h->launches[h->nlaunches++] = pa->launch;
+        if (have) continue;
+        uint32_t n = launch_uses(q, &pa->launch), least = 0;
+        if (h->nlaunches < HOIST_MAX) {
+            least = h->nlaunches++;
+        } else {
+            for (uint32_t t = 1; t < HOIST_MAX; t++)
+                if (uses[t] < uses[least]) least = t;
+            if (uses[least] >= n) continue;
+        }
+        h->launches[least] = pa->launch;
+        uses[least] = n;
     }
 }
 
