@@ -381,7 +381,18 @@ static uint32_t launch_uses(const gr_quiet_loads *q, const gr_affine_launch *l) 
     return n;
 }
 
-/* The first HOIST_MAX shared arrays, and the HOIST_MAX launch conditions most guards share. */
+/* How many shared private accesses of `q` are in `array`. */
+static uint32_t array_uses(const gr_quiet_loads *q, const char *array) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < q->npriv; i++) n += q->priv[i].shared && strcmp(q->priv[i].array, array) == 0;
+    return n;
+}
+
+/* The first HOIST_MAX shared arrays, and the HOIST_MAX launch conditions most guards share,
+ * each used by HOIST_MIN_USES guards or more: a register held across the whole function costs
+ * a kernel near its cap more than a guard or two save (matmul's two tile stores: 1.72x ->
+ * 1.87x). */
+#define HOIST_MIN_USES 3u
 static void hoists_collect(const gr_quiet_loads *q, private_hoists *h) {
     memset(h, 0, sizeof *h);
     uint32_t uses[HOIST_MAX] = {0};
@@ -389,13 +400,13 @@ static void hoists_collect(const gr_quiet_loads *q, private_hoists *h) {
         const gr_private_access *pa = &q->priv[i];
         bool have = false;
         for (uint32_t k = 0; k < h->narrays && !have; k++) have = strcmp(h->arrays[k], pa->array) == 0;
-        if (pa->shared && !have && h->narrays < HOIST_MAX)
+        if (pa->shared && !have && h->narrays < HOIST_MAX && array_uses(q, pa->array) >= HOIST_MIN_USES)
             snprintf(h->arrays[h->narrays++], sizeof h->arrays[0], "%s", pa->array);
         have = false;
         for (uint32_t t = 0; t < h->nlaunches && !have; t++)
             have = launch_equal(&h->launches[t], &pa->launch);
-        if (have) continue;
         uint32_t n = launch_uses(q, &pa->launch), least = 0;
+        if (have || n < HOIST_MIN_USES) continue;
         if (h->nlaunches < HOIST_MAX) {
             least = h->nlaunches++;
         } else {

@@ -732,6 +732,7 @@ Test(gpu_private, guards_are_emitted_and_the_environment_turns_them_off) {
     cr_expect_eq(st.private_accesses, 1u);
     cr_expect(strstr(ptx, "$gr_pv_0:") != NULL);
     cr_expect(strstr(ptx, "%nctaid.y") != NULL, "the grid must be one row");
+    cr_expect(strstr(ptx, "setp.eq.u32 %gr_pext") == NULL, "one guard reads its conditions itself");
     uint32_t excl = 0;
     for (uint32_t k = 0; k < st.ro_kernels; k++)
         if (strcmp(st.ro[k].name, "k") == 0) excl = st.ro[k].exclusive;
@@ -994,11 +995,12 @@ Test(gpu_private, a_function_takes_the_array_address_and_launch_conditions_once)
     const char *decl = strstr(ptx, "_ZZ4scanE1s[");
     cr_expect(decl && decl < strstr(ptx, "mov.u32 %gr_psym0,"));
     cr_expect_eq(count_of(ptx, "mov.u32 %gr_pm,"), 0u, "no guard takes the address again");
-    /* the four conditions most guards share; the rest read the extents themselves */
+    /* the conditions three or more guards share (four at most); the rest read the extents */
     size_t shared_conditions = count_of(ptx, "and.pred %gr_pv, %gr_pv, %gr_pext");
     cr_expect_geq(shared_conditions * 4, st.private_accesses * 3, "%zu of %u",
                   shared_conditions, st.private_accesses);
-    cr_expect_eq(count_of(ptx, "setp.eq.u32 %gr_pext"), 4u);
+    size_t conditions = count_of(ptx, "setp.eq.u32 %gr_pext");
+    cr_expect(conditions >= 1 && conditions <= 4, "%zu conditions", conditions);
     cr_expect_geq(count_of(ptx, "%gr_ptmp, 64, %gr_pext"), 1u, "blocks of up to 64 threads");
     assert_links_for_sm_90(m, &o);
     free(ptx);
