@@ -86,9 +86,10 @@ int main(int argc, char **argv) {
     }
     if (ok)
         printf("entries %u, access hooks %u (inline checks %u), skipped: nc %u, read-only %u, "
-               "quiet shared %u; budget checks %u; simple sync %s (inline barriers %u)\n",
+               "quiet shared %u (atomics %u); budget checks %u; simple sync %s (inline barriers %u)\n",
                st.entries, st.accesses, st.inline_sites, st.nc_loads_skipped,
-               st.readonly_loads_skipped, st.quiet_loads_skipped, st.backward_branches,
+               st.readonly_loads_skipped, st.quiet_loads_skipped, st.quiet_atomics_skipped,
+               st.backward_branches,
                st.simple_sync ? "yes" : "no", st.inline_barriers);
     if (ok && cubin_out)
         printf("registers per thread %u (cap %u; uninstrumented %u)\n", st.registers,

@@ -98,6 +98,8 @@ typedef struct gr_gpu_prep_stats {
     uint32_t readonly_loads_skipped; /* read hooks guarded: parameter buffers never written */
     uint32_t bounds_checks;      /* of the two above, loads given a bounds-only check */
     uint32_t quiet_loads_skipped; /* shared loads whose barrier interval writes nothing */
+    uint32_t quiet_atomics_skipped; /* relaxed shared atomics whose intervals hold only atomics
+                                     * of their size */
     uint32_t private_accesses;   /* loads and stores no other thread can touch, behind a guard */
     uint32_t accesses;           /* access hooks left (read-only ones included) */
     uint32_t inline_sites;       /* of those, checked inline (the hook only on the slow path) */

@@ -16,6 +16,7 @@ typedef enum node_kind {
     NODE_BARRIER, /* an unguarded full barrier: cuts intervals */
     NODE_WRITE,   /* may write shared memory */
     NODE_LOAD,    /* a plain ld.shared: a candidate */
+    NODE_ATOMIC,  /* a relaxed atom/red.shared: a write, and a candidate among atomics only */
     NODE_UNSAFE,  /* the kernel is left alone */
 } node_kind;
 
@@ -76,6 +77,9 @@ static node_kind classify(const ptx_module *m, const ptx_insn *x, const fn_summa
     if (x->space == PTX_SPACE_SHARED_CLUSTER) return NODE_UNSAFE;
     bool shared_or_generic = x->space == PTX_SPACE_SHARED || x->space == PTX_SPACE_NONE;
     if (!shared_or_generic) return NODE_PLAIN;
+    if ((ptx_opcode_class((ptx_opcode)x->op) & PTX_OPC_ATOMIC) && x->space == PTX_SPACE_SHARED &&
+        (x->sem == PTX_SEM_NONE || x->sem == PTX_SEM_RELAXED) && ptx_insn_access_size(x) > 0)
+        return NODE_ATOMIC;
     if (ptx_opcode_class((ptx_opcode)x->op) & (PTX_OPC_WRITES | PTX_OPC_ATOMIC)) return NODE_WRITE;
     if (x->op == PTX_OP_LD && x->space == PTX_SPACE_SHARED &&
         (x->sem == PTX_SEM_NONE || x->sem == PTX_SEM_WEAK))
@@ -112,7 +116,7 @@ static void summarize(const ptx_module *m, fn_summary *sums) {
                 const ptx_insn *x = fn->stmts[k].insn;
                 node_kind kind = classify(m, x, sums);
                 if (kind == NODE_UNSAFE) s.unsafe = true;
-                if (kind == NODE_WRITE) s.writes_shared = true;
+                if (kind == NODE_WRITE || kind == NODE_ATOMIC) s.writes_shared = true;
                 if (reads_shared(m, x, sums)) s.reads_shared = true;
             }
             if (s.unsafe != sums[fi].unsafe || s.writes_shared != sums[fi].writes_shared ||
@@ -230,8 +234,11 @@ typedef struct walk {
     uint32_t *stack;
     uint32_t *loads;  /* the current interval's loads */
     uint32_t *accs;   /* the current interval's shared accesses */
-    uint8_t *noisy;   /* a load in some interval that writes */
-    uint8_t *reached; /* a load some interval reaches */
+    uint8_t *noisy;   /* a load in some interval that writes; an atomic in some interval with
+                       * a plain shared access or an atomic of another size */
+    uint8_t *reached; /* a load or atomic some interval reaches */
+    uint8_t *plain;   /* a node that may touch shared memory other than by a relaxed atomic */
+    uint32_t *atomics; /* the current interval's atomics */
     shared_access *sa; /* per node, NULL without affine forms */
 } walk;
 
@@ -272,16 +279,23 @@ static void check_pairs(walk *w, uint32_t nacc) {
  * when it writes. */
 static void walk_interval(const kernel_cfg *g, walk *w, uint32_t number, const uint32_t *from,
                           uint32_t nfrom) {
-    uint32_t sp = 0, nloads = 0, nacc = 0;
-    bool writes = false;
+    uint32_t sp = 0, nloads = 0, nacc = 0, natomics = 0;
+    bool writes = false, plain = false;
+    int atomic_size = 0; /* 0: none yet; -1: two sizes */
     for (uint32_t i = 0; i < nfrom; i++) w->stack[sp++] = from[i];
     while (sp) {
         uint32_t v = w->stack[--sp];
         if (w->stamp[v] == number + 1) continue;
         w->stamp[v] = number + 1;
         if (g->kind[v] == NODE_BARRIER) continue;
-        if (g->kind[v] == NODE_WRITE) writes = true;
+        if (g->kind[v] == NODE_WRITE || g->kind[v] == NODE_ATOMIC) writes = true;
         if (g->kind[v] == NODE_LOAD) w->loads[nloads++] = v;
+        if (w->plain[v]) plain = true;
+        if (g->kind[v] == NODE_ATOMIC) {
+            int size = ptx_insn_access_size(g->insn[v]);
+            atomic_size = atomic_size == 0 || atomic_size == size ? size : -1;
+            w->atomics[natomics++] = v;
+        }
         if (w->sa && w->sa[v].role != ROLE_NONE) w->accs[nacc++] = v;
         uint32_t next[2], nn = successors(g, v, next);
         for (uint32_t k = 0; k < nn; k++)
@@ -290,6 +304,13 @@ static void walk_interval(const kernel_cfg *g, walk *w, uint32_t number, const u
     for (uint32_t i = 0; i < nloads; i++) {
         w->reached[w->loads[i]] = 1;
         if (writes) w->noisy[w->loads[i]] = 1;
+    }
+    /* Relaxed atomics of one size on shared memory are morally strong with each other: with
+     * no other shared access in the interval, nothing they do can race (a barrier orders them
+     * with every other interval's accesses). */
+    for (uint32_t i = 0; i < natomics; i++) {
+        w->reached[w->atomics[i]] = 1;
+        if (plain || atomic_size < 0) w->noisy[w->atomics[i]] = 1;
     }
     if (w->sa) check_pairs(w, nacc);
 }
@@ -341,7 +362,7 @@ static void classify_shared(const ptx_module *m, const kernel_cfg *g, gr_affine_
     gr_affine_launch_any(&sa->launch);
     sa->form.base = GR_AFFINE_BASE_UNKNOWN;
     if (x->op == PTX_OP_CALL) {
-        if (g->kind[i] == NODE_WRITE) sa->role = ROLE_WRITE;
+        if (g->kind[i] == NODE_WRITE || g->kind[i] == NODE_ATOMIC) sa->role = ROLE_WRITE;
         else if (reads_shared(m, x, sums)) sa->role = ROLE_READ;
         return;
     }
@@ -584,7 +605,12 @@ static bool analyze_kernel(const ptx_module *m, const ptx_function *fn, const fn
     w.accs = malloc(cells * sizeof *w.accs);
     w.noisy = calloc(cells, 1);
     w.reached = calloc(cells, 1);
-    bool ok = w.stamp && w.stack && w.loads && w.accs && w.noisy && w.reached;
+    w.plain = calloc(cells, 1);
+    w.atomics = malloc(cells * sizeof *w.atomics);
+    bool ok = w.stamp && w.stack && w.loads && w.accs && w.noisy && w.reached && w.plain && w.atomics;
+    for (uint32_t i = 0; ok && i < g->n; i++)
+        w.plain[i] = g->kind[i] == NODE_WRITE || g->kind[i] == NODE_LOAD ||
+                     (g->kind[i] != NODE_ATOMIC && reads_shared(m, g->insn[i], sums));
     gr_affine_kernel *ak = ok ? gr_affine_kernel_new(m, fn) : NULL;
     if (ak) {
         w.sa = malloc(cells * sizeof *w.sa);
@@ -609,7 +635,8 @@ static bool analyze_kernel(const ptx_module *m, const ptx_function *fn, const fn
             walk_interval(g, &w, number++, next, nn);
         }
         for (uint32_t i = 0; i < g->n; i++) {
-            if (g->kind[i] != NODE_LOAD || !w.reached[i] || w.noisy[i]) continue;
+            if ((g->kind[i] != NODE_LOAD && g->kind[i] != NODE_ATOMIC) || !w.reached[i] || w.noisy[i])
+                continue;
             uint32_t id = g->insn[i]->id;
             if (id >= q->nids) continue;
             q->bits[id >> 3] |= (uint8_t)(1u << (id & 7u));
@@ -633,6 +660,8 @@ static bool analyze_kernel(const ptx_module *m, const ptx_function *fn, const fn
     free(w.accs);
     free(w.noisy);
     free(w.reached);
+    free(w.plain);
+    free(w.atomics);
     free(w.sa);
     return ok;
 }

@@ -19,8 +19,11 @@
  * barriers or shared::cluster accesses, cp.async, indirect branches or calls, calls into
  * functions without a body other than the CUDA runtime's, instructions the IR does not know.
  *
- * Only plain loads (`ld.shared`, weak) in kernel bodies are marked. A marked load also loses
- * the hook's window bounds check.
+ * Only plain loads (`ld.shared`, weak) in kernel bodies are marked, and relaxed atomics
+ * (`atom`/`red.shared`) whose intervals hold no other shared access (no load or store, plain
+ * or not, no generic access, no call that may touch shared memory) and no atomic of another
+ * size: atomics of one size on shared memory are morally strong with each other. A marked
+ * access also loses the hook's window bounds check.
  *
  * The same walk finds private accesses (below): within each interval, every pair of shared
  * accesses with a write among them is checked with gr_affine_disjoint. */
@@ -59,7 +62,8 @@ typedef struct gr_private_kernel {
 } gr_private_kernel;
 
 typedef struct gr_quiet_loads {
-    uint8_t *bits;   /* bit per instruction id of the module: a load that needs no race check */
+    uint8_t *bits;   /* bit per instruction id of the module: a load or atomic that needs no
+                      * race check */
     uint32_t nids;   /* ids covered (the module's ninsns) */
     uint32_t count;  /* loads marked */
     uint32_t kernels_left_alone; /* kernels skipped for one of the reasons above */

@@ -287,6 +287,15 @@ static bool quiet_shared_load(const gr_quiet_loads *quiet, const char *s, size_t
            GR_HOOK_ACCESS_SEM(info) == GR_HOOK_SEM_WEAK;
 }
 
+/* A relaxed shared atomic whose barrier intervals hold only atomics of its size (intervals.h). */
+static bool quiet_shared_atomic(const gr_quiet_loads *quiet, const char *s, size_t len) {
+    gr_gpu_access_call c;
+    if (!quiet || !gr_gpu_parse_access_call(s, len, &c) || !gr_quiet_load(quiet, c.id)) return false;
+    uint32_t info = c.info, sem = GR_HOOK_ACCESS_SEM(info);
+    return GR_HOOK_ACCESS_SPACE(info) == GR_HOOK_SPACE_SHARED && (info & GR_HOOK_ACCESS_ATOMIC) &&
+           !(info & GR_HOOK_ACCESS_ASYNC) && (sem == GR_HOOK_SEM_WEAK || sem == GR_HOOK_SEM_RELAXED);
+}
+
 /* Parameters whose bounds one site may compare (more: the full check runs). */
 #define BOUNDS_MAX_PARAMS 8
 
@@ -782,6 +791,10 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                 bool operands = hook_operands(s, slen, addr, sizeof addr, &size);
                 if (quiet_shared_load(quiet, s, slen)) {
                     st->quiet_loads_skipped++; /* no write shares its barrier intervals */
+                    continue;
+                }
+                if (quiet_shared_atomic(quiet, s, slen)) {
+                    st->quiet_atomics_skipped++; /* only atomics of its size share them */
                     continue;
                 }
                 const gr_private_access *pa = o->skip_private ? private_access(quiet, s, slen) : NULL;

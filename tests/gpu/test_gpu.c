@@ -481,6 +481,45 @@ Test(gpu_intervals, irregular_barriers_leave_the_kernel_alone) {
     gr_quiet_loads_free(&q);
 }
 
+/* Relaxed shared atomics of one size with no other shared access in their intervals cannot
+ * race with each other; a plain access, or an atomic of another size, keeps the checks. */
+Test(gpu_intervals, atomics_alone_in_an_interval_need_no_check) {
+    static const char *const kernels[] = {
+        /* a histogram: the atomics have the interval between the barriers to themselves */
+        "extern \"C\" __global__ void k(const unsigned *in, unsigned *bins, int n) {\n"
+        "  __shared__ unsigned h[256];\n"
+        "  h[threadIdx.x] = 0;\n"
+        "  __syncthreads();\n"
+        "  for (int i = threadIdx.x; i < n; i += blockDim.x) atomicAdd(&h[in[i] & 255u], 1u);\n"
+        "  __syncthreads();\n"
+        "  bins[threadIdx.x] = h[threadIdx.x];\n"
+        "}\n",
+        /* a plain read of the counters in the same interval */
+        "extern \"C\" __global__ void k(const unsigned *in, unsigned *bins, int n) {\n"
+        "  __shared__ unsigned h[256];\n"
+        "  h[threadIdx.x] = 0;\n"
+        "  __syncthreads();\n"
+        "  atomicAdd(&h[in[threadIdx.x] & 255u], 1u);\n"
+        "  bins[threadIdx.x] = h[threadIdx.x];\n"
+        "}\n",
+        /* 8-byte and 4-byte atomics on the same words */
+        "extern \"C\" __global__ void k(const unsigned *in, unsigned *bins, int n) {\n"
+        "  __shared__ unsigned long long h[128];\n"
+        "  h[threadIdx.x % 128] = 0;\n"
+        "  __syncthreads();\n"
+        "  atomicAdd(&h[in[threadIdx.x] & 127u], 1ull);\n"
+        "  atomicAdd((unsigned *)h + (in[threadIdx.x] & 255u), 1u);\n"
+        "  __syncthreads();\n"
+        "  bins[threadIdx.x] = (unsigned)h[threadIdx.x % 128];\n"
+        "}\n",
+    };
+    const uint32_t want[] = {1, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        gr_gpu_prep_stats st = prepare_stats(kernels[i], NULL);
+        cr_expect_eq(st.quiet_atomics_skipped, want[i], "kernel %d: %u", i, st.quiet_atomics_skipped);
+    }
+}
+
 Test(gpu_intervals, environment_keeps_every_check) {
     const char *src = "extern \"C\" __global__ void k(int *out) {\n"
                       "  __shared__ int s[64];\n"
