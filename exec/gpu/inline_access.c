@@ -13,7 +13,7 @@
  *   %gr_ibase the block's first linear thread    %gr_issh shared shadow base (shared window)
  *   %gr_itid  the thread's index in its block    %gr_iww  high half of the warp's word
  *   %gr_ih    the byte 1 (touched flag)          %gr_iu*, %gr_id*, %gr_iq*, %gr_iw*: scratch
- *   %gr_ibwv  the block's word as of the latest barrier (simple_sync modules only)
+ *   %gr_ibwv  the block's word as of the function's start (simple_sync modules only)
  *   %gr_ihp   the thread's gr_rt_bar_hist record
  *   %gr_ibar, %gr_iht, %gr_ihl: the thread's record and history (simple_sync modules
  *             only: gr_gpu_inline_flush_record)
@@ -397,9 +397,9 @@ static void emit_warp_regular_checks(gr_strbuf *out, const char *fail, bool simp
                       (unsigned)(GR_FSM_M_WEP >> low_bit(GR_FSM_M_WEP)), fail);
 }
 
-/* %gr_iu4 = the block's word: the snapshot of the latest barrier in simple_sync modules (only
- * EXITED can change between barriers there, and an exit seen a little late is as timing-
- * dependent as one seen early), else a fresh load. */
+/* %gr_iu4 = the block's word: the snapshot taken at the function's start in simple_sync
+ * modules (only EXITED can change there, which matters only in a block whose barrier
+ * divergence the exit fold reports; module.c), else a fresh load. */
 static void emit_block_word(gr_strbuf *out, bool simple_sync) {
     gr_strbuf_append(out, simple_sync ? "\tmov.u32 %gr_iu4, %gr_ibwv;\n"
                                       : "\tld.volatile.global.u32 %gr_iu4, [%gr_ibw];\n");

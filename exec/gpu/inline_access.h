@@ -65,8 +65,8 @@ typedef struct gr_gpu_inline_module {
      * warp's IRREGULAR bit: its only sync events are full waiting barriers (no thread count,
      * not in a header), exits and calls, and no access acquires (gr_gpu_sync_is_simple). Then
      * a barrier is the thread's own bookkeeping, inline (gr_gpu_inline_barrier), and an
-     * access reads the block's word from a register loaded after each barrier instead of
-     * memory, and never reads its warp's word. The thread's record and barrier history live
+     * access reads the block's word from a register loaded at the function's start instead
+     * of memory, and never reads its warp's word. The thread's record and barrier history live
      * in registers too: module.c stores them before every call (hooks and the user's
      * functions, which read them) and before a function's `ret`, and loads them after every
      * call (gr_gpu_inline_flush_record / gr_gpu_inline_reload_record). */
@@ -109,8 +109,7 @@ bool gr_gpu_sync_is_simple(const char *ptx);
 /* When `line` is a sync hook call of a full waiting barrier (bar.sync/barrier.sync without a
  * thread count, outside headers) and `mod->simple_sync`, appends the hook's effect as PTX
  * (the thread's epochs and its barrier history; the call under the lockstep warp model) and
- * returns true; otherwise appends nothing and returns false. The caller then reloads the
- * block's word after the barrier instruction (gr_gpu_inline_reload_block_word). */
+ * returns true; otherwise appends nothing and returns false. */
 bool gr_gpu_inline_barrier(gr_strbuf *out, const char *line, size_t len, uint32_t site,
                            const gr_gpu_inline_module *mod);
 
@@ -131,7 +130,7 @@ bool gr_gpu_has_library_hooks(const char *ptx);
 bool gr_gpu_inline_exit(gr_strbuf *out, const char *line, size_t len,
                         const gr_gpu_inline_module *mod);
 
-/* The block's word into its register (simple_sync modules: after each barrier). */
+/* The block's word into its register (simple_sync modules: at the start, after user calls). */
 void gr_gpu_inline_reload_block_word(gr_strbuf *out);
 
 /* simple_sync modules: the thread's record and barrier history from their registers to memory

@@ -619,7 +619,6 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
     bool library_hooks = mod.simple_sync && gr_gpu_has_library_hooks(text);
     private_hoists hoists;
     hoists_collect(o->skip_private ? quiet : NULL, &hoists);
-    bool reload_block_word = false; /* after the barrier an inline barrier hook precedes */
     uint32_t line_no = 0, next_ro = 0;
     bool header_done = false, pending_fn = false, pending_entry = false;
     bool in_body = false, prologue_done = false, is_entry = false;
@@ -737,21 +736,14 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                     loc_line = l;
                 }
             }
-            /* simple_sync: the block's word is read again once the barrier completes (and
-             * after a call, whose barriers the caller's copy missed). */
-            if (reload_block_word && slen > 0 && s[0] != '.' && !starts_with(s, "//")) {
-                reload_block_word = false;
-                if (starts_with(s, "bar.") || starts_with(s, "barrier.")) {
-                    gr_strbuf_append_n(out, p, len);
-                    gr_gpu_inline_reload_block_word(out);
-                    continue;
-                }
-                gr_gpu_inline_reload_block_word(out);
-            }
+            /* simple_sync: the block's word is not read again after a barrier. Only EXITED
+             * can change there, and it changes a decision only for a thread past a barrier
+             * that an exited thread never reached: the exit fold reports that block's barrier
+             * divergence, as the simulator does. The L2 round trip right after every barrier
+             * was on each interval's critical path. */
             if (mod.simple_sync && line_contains(s, slen, GR_HOOK_SYNC_NAME) &&
                 gr_gpu_inline_barrier(out, s, slen, st->inline_barriers, &mod)) {
                 st->inline_barriers++;
-                reload_block_word = true;
                 continue;
             }
             /* simple_sync: a call (the user's function, whose barriers the caller's copy of
