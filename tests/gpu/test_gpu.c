@@ -35,6 +35,18 @@ static ptx_module *compile_or_die(const char *source, const char *name) {
     return m;
 }
 
+/* `source` compiled (*m) and prepared with the default options (*o); the statistics in *st.
+ * The caller frees the text and the module. */
+static char *prepare_default(const char *source, const char *name, gr_gpu_options *o,
+                             gr_gpu_prep_stats *st, ptx_module **m) {
+    *m = compile_or_die(source, name);
+    gr_gpu_options_default(o);
+    char *ptx = NULL;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_gpu_prepare_ptx(*m, o, &ptx, st, &err), "%s", err.message);
+    return ptx;
+}
+
 static const char *loop_kernel =
     "extern \"C\" __global__ void spin(volatile int *flag, const int * __restrict__ in, int *out) {\n"
     "    while (flag[0] == 0) { }\n"
@@ -58,13 +70,11 @@ Test(gpu_runtime, compiles_with_nvrtc) {
 }
 
 Test(gpu_module, passes_insert_entry_budget_coverage_and_skip_nc) {
-    ptx_module *m = compile_or_die(loop_kernel, "spin.cu");
+    ptx_module *m = NULL;
     gr_gpu_options o;
-    gr_gpu_options_default(&o);
-    char *ptx = NULL;
     gr_gpu_prep_stats st;
     gr_error err = GR_ERROR_INIT;
-    cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, &st, &err), "%s", err.message);
+    char *ptx = prepare_default(loop_kernel, "spin.cu", &o, &st, &m);
     cr_expect_eq(st.entries, 1u);
     cr_expect_geq(st.backward_branches, 1u, "the spin loop gets a budget check");
     cr_expect_geq(st.coverage_blocks, 2u);
@@ -1021,13 +1031,10 @@ Test(gpu_simple_sync, full_barriers_only_go_inline) {
  * address and the launch conditions, taken once where the function starts (the array's
  * declaration comes first). */
 Test(gpu_private, a_function_takes_the_array_address_and_launch_conditions_once) {
-    ptx_module *m = compile_or_die(scan_kernel, "scan.cu");
+    ptx_module *m = NULL;
     gr_gpu_options o;
-    gr_gpu_options_default(&o);
-    char *ptx = NULL;
     gr_gpu_prep_stats st;
-    gr_error err = GR_ERROR_INIT;
-    cr_assert(gr_gpu_prepare_ptx(m, &o, &ptx, &st, &err), "%s", err.message);
+    char *ptx = prepare_default(scan_kernel, "scan.cu", &o, &st, &m);
     size_t shared = count_of(ptx, "sub.u32 %gr_pn, %gr_pn, %gr_psym0;");
     cr_expect_geq(shared, 4u);
     cr_expect_eq(count_of(ptx, "mov.u32 %gr_psym0, _ZZ4scanE1s;"), 1u);
