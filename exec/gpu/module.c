@@ -41,7 +41,7 @@ extern const char gr_gpu_runtime_source[];
 extern const size_t gr_gpu_runtime_source_len;
 
 /* Bumped whenever the passes below change what they emit (part of the cache key). */
-#define GR_GPU_MODULE_FORMAT 12u
+#define GR_GPU_MODULE_FORMAT 13u
 
 void gr_gpu_options_default(gr_gpu_options *o) {
     memset(o, 0, sizeof *o);
@@ -626,6 +626,7 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
     int depth = 0;
     int32_t loc_file = 0, loc_line = 0;
     label_set labels = {0};
+    gr_strbuf cold = {0}; /* the current function's step-budget traps, emitted at its end */
     char name[256];
     bool ok = true;
     for (const char *p = text; p < end && ok; p = next_line(p, end), line_no++) {
@@ -722,7 +723,11 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
             }
             if (slen == 1 && s[0] == '{') depth++;
             if (slen == 1 && s[0] == '}') {
-                if (--depth == 0) in_body = false;
+                if (--depth == 0) {
+                    in_body = false;
+                    gr_strbuf_append_n(out, cold.data ? cold.data : "", cold.len);
+                    gr_strbuf_reset(&cold);
+                }
             }
             /* The shadow rides at the end of the dynamic shared memory, so the register would
              * count it too: the kernel gets the size its launch asked for instead. */
@@ -765,13 +770,20 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                 if (o->coverage) emit_coverage(out, st);
                 continue;
             }
+            /* The call that traps sits after the function's last instruction: the loop keeps
+             * a plain branch, where a predicated call needed a convergence region each time. */
             if (o->step_budget && branch_target(s, name, sizeof name) && labels_has(&labels, name)) {
+                uint32_t n = st->backward_branches++;
                 gr_strbuf_appendf(out,
                                   "\tsub.u32 %%gr_steps, %%gr_steps, 1;\n"
                                   "\tsetp.eq.u32 %%gr_stepp, %%gr_steps, 0;\n"
-                                  "\t@%%gr_stepp call __gr_hook_hang, (%" PRId32 ", %" PRId32 ");\n",
-                                  loc_file, loc_line);
-                st->backward_branches++;
+                                  "\t@%%gr_stepp bra $gr_hang_%" PRIu32 ";\n",
+                                  n);
+                gr_strbuf_appendf(&cold,
+                                  "$gr_hang_%" PRIu32 ":\n"
+                                  "\tcall __gr_hook_hang, (%" PRId32 ", %" PRId32 ");\n"
+                                  "\ttrap;\n",
+                                  n, loc_file, loc_line);
             }
             if (line_contains(s, slen, "__gr_hook_access") && line_contains(s, slen, "call")) {
                 while (next_ro < ro.nhooks && ro.hooks[next_ro].line < line_no) next_ro++;
@@ -827,6 +839,8 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
     }
     for (size_t i = 0; i < labels.count; i++) free(labels.names[i]);
     free(labels.names);
+    if (cold.oom) ok = ok && gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    gr_strbuf_free(&cold);
     gr_ro_result_free(&ro);
     if (ok && !header_done) ok = gr_fail(err, GR_ERR_INTERNAL, "PTX without .address_size");
     if (ok && out->oom) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");

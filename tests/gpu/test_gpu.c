@@ -35,6 +35,13 @@ static ptx_module *compile_or_die(const char *source, const char *name) {
     return m;
 }
 
+/* How often `needle` occurs in `text`. */
+static size_t count_of(const char *text, const char *needle) {
+    size_t n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
 /* `source` compiled (*m) and prepared with the default options (*o); the statistics in *st.
  * The caller frees the text and the module. */
 static char *prepare_default(const char *source, const char *name, gr_gpu_options *o,
@@ -82,7 +89,13 @@ Test(gpu_module, passes_insert_entry_budget_coverage_and_skip_nc) {
     cr_expect_geq(st.accesses, 2u);
     /* __gr_hook_enter, or __gr_hook_enter_regs where the record lives in registers */
     cr_expect(strstr(ptx, "call.uni __gr_hook_enter") != NULL);
-    cr_expect(strstr(ptx, "call __gr_hook_hang") != NULL);
+    /* the loop branches to its trap, which sits after the function's last instruction */
+    cr_expect_eq(count_of(ptx, "@%gr_stepp bra $gr_hang_"), st.backward_branches);
+    const char *trap = strstr(ptx, "call __gr_hook_hang");
+    cr_assert(trap != NULL);
+    const char *last_ret = NULL;
+    for (const char *r = strstr(ptx, "\tret;"); r && r < trap; r = strstr(r + 1, "\tret;")) last_ret = r;
+    cr_expect(last_ret != NULL && strstr(last_ret + 1, "\tret;") == NULL, "the trap follows the last ret");
     /* The prepared text is valid PTX: it parses again and links with the runtime. */
     ptx_module *again = parse_or_die(ptx);
     ptx_module_free(again);
@@ -805,12 +818,6 @@ static const char *mixed_kernel =
     "  atomicAdd_block(counter + 1, 1);\n"          /* block scope: always the hook */
     "  atomicExch(counter + 2, 1);\n"               /* relaxed device-scope exchange: inline */
     "}\n";
-
-static size_t count_of(const char *text, const char *needle) {
-    size_t n = 0;
-    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) n++;
-    return n;
-}
 
 /* Inline checks on, every global load checked (no read-only skips). */
 static gr_gpu_options inline_options(void) {
