@@ -583,7 +583,8 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
     g->cu.FuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, func);
     uint32_t user_dyn = (l->dynamic_shared + 15u) & ~15u;
     uint32_t shared_words = 0, dyn = l->dynamic_shared;
-    if (detect) {
+    /* without shared memory of its own the kernel has no shadow (and its entry no barrier) */
+    if (detect && (static_smem > 0 || user_dyn > 0)) {
         uint64_t window = (uint64_t)g->reserved_smem + (((uint32_t)static_smem + 15u) & ~15u) +
                           user_dyn + 64u;
         shared_words = (uint32_t)((window + 3) / 4);

@@ -13,7 +13,7 @@
  *   %gr_ibase the block's first linear thread    %gr_issh shared shadow base (shared window)
  *   %gr_itid  the thread's index in its block    %gr_iww  high half of the warp's word
  *   %gr_ih    the byte 1 (touched flag)          %gr_iu*, %gr_id*, %gr_iq*, %gr_iw*: scratch
- *   %gr_ibwv  the block's word as of the function's start (simple_sync modules only)
+ *   %gr_ibwv  the block's word as the sites of simple_sync modules take it: 0
  *   %gr_ihp   the thread's gr_rt_bar_hist record
  *   %gr_ibar, %gr_iht, %gr_ihl: the thread's record and history (simple_sync modules
  *             only: gr_gpu_inline_flush_record)
@@ -144,8 +144,8 @@ void gr_gpu_inline_prologue(gr_strbuf *out, const gr_gpu_inline_module *mod, boo
         RT_OFF(bar_hist), (unsigned)sizeof(gr_rt_bar_hist), RT_OFF(blocks), (unsigned)(sizeof(gr_rt_u32) * GR_RT_BLOCK_WORDS),
         RT_OFF(warps_per_block), low_bit(WARP_SIZE), RT_OFF(warps), RT_OFF(user_dyn_shared));
     if (mod->simple_sync) {
+        /* The block's word is never read: see gr_gpu_inline_module.simple_sync. */
         gr_strbuf_append(out, "\tmov.u32 %gr_ibwv, 0;\n");
-        gr_gpu_inline_reload_block_word(out);
         /* A kernel starts with no barrier passed (__gr_hook_enter_regs leaves memory alone);
          * a function continues from what its caller stored before the call. */
         gr_strbuf_appendf(out, "\tmov.u32 %%gr_ibar, 0;\n\tmov.u32 %%gr_iht, 0;\n"
@@ -397,9 +397,8 @@ static void emit_warp_regular_checks(gr_strbuf *out, const char *fail, bool simp
                       (unsigned)(GR_FSM_M_WEP >> low_bit(GR_FSM_M_WEP)), fail);
 }
 
-/* %gr_iu4 = the block's word: the snapshot taken at the function's start in simple_sync
- * modules (only EXITED can change there, which matters only in a block whose barrier
- * divergence the exit fold reports; module.c), else a fresh load. */
+/* %gr_iu4 = the block's word: 0 in simple_sync modules (only EXITED can be set there, and a
+ * site may miss it; gr_gpu_inline_module.simple_sync), else a fresh load. */
 static void emit_block_word(gr_strbuf *out, bool simple_sync) {
     gr_strbuf_append(out, simple_sync ? "\tmov.u32 %gr_iu4, %gr_ibwv;\n"
                                       : "\tld.volatile.global.u32 %gr_iu4, [%gr_ibw];\n");
@@ -1087,9 +1086,6 @@ bool gr_gpu_inline_exit(gr_strbuf *out, const char *line, size_t len,
     return true;
 }
 
-void gr_gpu_inline_reload_block_word(gr_strbuf *out) {
-    gr_strbuf_append(out, "\t@%gr_ion ld.volatile.global.u32 %gr_ibwv, [%gr_ibw];\n");
-}
 
 /* rt_barrier() for a waiting full barrier when no hook can have set the block's PARTIAL,
  * SPLIT or TAINT bits or the warp's IRREGULAR bit: bar and wbar move to the next epoch, wep

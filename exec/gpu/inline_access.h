@@ -65,9 +65,13 @@ typedef struct gr_gpu_inline_module {
      * warp's IRREGULAR bit: its only sync events are full waiting barriers (no thread count,
      * not in a header), exits and calls, and no access acquires (gr_gpu_sync_is_simple). Then
      * a barrier is the thread's own bookkeeping, inline (gr_gpu_inline_barrier), and an
-     * access reads the block's word from a register loaded at the function's start instead
-     * of memory, and never reads its warp's word. The thread's record and barrier history live
-     * in registers too: module.c stores them before every call (hooks and the user's
+     * access reads neither its block's word nor its warp's word. Only EXITED can be set in
+     * the block's word there (an exit after accesses since the thread's last barrier). The
+     * host FSM then stops ordering the block's accesses by barriers (undecided, never a
+     * report), and a thread that passes a barrier the exited one never reached is in a
+     * block whose divergence the exit fold reports; whether a site saw a sibling's exit was
+     * always a matter of timing, so the sites take the word as 0 and the hooks read it.
+     * The thread's record and barrier history live in registers too: module.c stores them before every call (hooks and the user's
      * functions, which read them) and before a function's `ret`, and loads them after every
      * call (gr_gpu_inline_flush_record / gr_gpu_inline_reload_record). */
     bool simple_sync;
@@ -130,8 +134,6 @@ bool gr_gpu_has_library_hooks(const char *ptx);
 bool gr_gpu_inline_exit(gr_strbuf *out, const char *line, size_t len,
                         const gr_gpu_inline_module *mod);
 
-/* The block's word into its register (simple_sync modules: at the start, after user calls). */
-void gr_gpu_inline_reload_block_word(gr_strbuf *out);
 
 /* simple_sync modules: the thread's record and barrier history from their registers to memory
  * (before a call or a function's return), and back (after a call, which may have changed

@@ -41,7 +41,7 @@ extern const char gr_gpu_runtime_source[];
 extern const size_t gr_gpu_runtime_source_len;
 
 /* Bumped whenever the passes below change what they emit (part of the cache key). */
-#define GR_GPU_MODULE_FORMAT 13u
+#define GR_GPU_MODULE_FORMAT 14u
 
 void gr_gpu_options_default(gr_gpu_options *o) {
     memset(o, 0, sizeof *o);
@@ -741,26 +741,22 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                     loc_line = l;
                 }
             }
-            /* simple_sync: the block's word is not read again after a barrier. Only EXITED
-             * can change there, and it changes a decision only for a thread past a barrier
-             * that an exited thread never reached: the exit fold reports that block's barrier
-             * divergence, as the simulator does. The L2 round trip right after every barrier
-             * was on each interval's critical path. */
+            /* simple_sync: sites take the block's word as 0 (inline_access.h); reading it
+             * again after every barrier put an L2 round trip on each interval's critical
+             * path. */
             if (mod.simple_sync && line_contains(s, slen, GR_HOOK_SYNC_NAME) &&
                 gr_gpu_inline_barrier(out, s, slen, st->inline_barriers, &mod)) {
                 st->inline_barriers++;
                 continue;
             }
-            /* simple_sync: a call (the user's function, whose barriers the caller's copy of
-             * the block's word missed, or a hook left as a call) sees the record in memory;
-             * a function's caller reads it back after the return. */
             if (mod.simple_sync && line_contains(s, slen, GR_HOOK_SYNC_NAME) &&
                 gr_gpu_inline_exit(out, s, slen, &mod))
                 continue;
+            /* simple_sync: a call (the user's function, or a hook left as a call) sees the
+             * record in memory; a function's caller reads it back after the return. */
             if (mod.simple_sync && instruction_is_call(s) &&
                 !line_contains(s, slen, GR_HOOK_ACCESS_NAME)) {
                 emit_call_line(out, p, len, false, true);
-                if (!line_contains(s, slen, "__gr_hook")) gr_gpu_inline_reload_block_word(out);
                 continue;
             }
             if (mod.simple_sync && !is_entry && instruction_is_ret(s)) gr_gpu_inline_flush_record(out);

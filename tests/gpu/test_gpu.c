@@ -1001,8 +1001,8 @@ Test(gpu_simple_sync, full_barriers_only_go_inline) {
     cr_expect(st.simple_sync);
     cr_expect_geq(st.inline_barriers, 2u);
     cr_expect_eq(count_of(ptx, "// inline barrier hook"), st.inline_barriers);
-    cr_expect_eq(count_of(ptx, "@%gr_ion ld.volatile.global.u32 %gr_ibwv"), 1u,
-                 "the block's word is read once, at the start: not after each barrier");
+    cr_expect_eq(count_of(ptx, "%gr_ibwv, ["), 0u, "the sites take the block's word as 0");
+    cr_expect_eq(count_of(ptx, "mov.u32 %gr_ibwv, 0;"), 1u);
     cr_expect(strstr(ptx, "ld.volatile.global.u32 %gr_iu4, [%gr_ibw]") == NULL);
     cr_expect(strstr(ptx, "[%gr_iww]") == NULL, "no access reads the warp's word");
     /* the history step of gr_rt_bar_trace_step, with the barrier's id + 1 */

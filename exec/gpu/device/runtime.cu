@@ -554,6 +554,9 @@ static __device__ __forceinline__ void rt_enter_record(u32 thread) {
 /* The block's shared shadow starts empty; every thread of the block gets here, so the barrier
  * is safe. */
 static __device__ __forceinline__ void rt_enter_shared(u32 tid, u32 tpb) {
+    /* A kernel without shared memory has no shadow: nothing to zero, no barrier to wait at
+     * (the launch's value, the same for every thread). */
+    if (__gr_rt.shared_words == 0u) return;
     u64 *shadow = rt_shared_shadow();
     for (u32 i = tid; i < __gr_rt.shared_words; i += tpb) shadow[i] = 0ull;
     if (tid == 0u) {
