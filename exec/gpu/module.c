@@ -366,8 +366,10 @@ static void close_bounds_guard(gr_strbuf *out, uint32_t label) {
  * parameter points into its buffer) and the address inside that buffer; then the extents. */
 /* What every private guard of a function would compute again, computed once in its prologue:
  * the shared arrays' addresses (on sm_90 each is an S2UR of the CTA's place in its cluster and
- * four uniform instructions at every use) and the launch-extent conditions. Only arrays
- * declared at module scope before the function can be named in its prologue. */
+ * four uniform instructions at every use) and the launch-extent conditions. An array's
+ * address is taken where it can be named on every path into the body: in the prologue when
+ * declared at module scope or earlier in the function, else right after a declaration in the
+ * function that comes before any label or branch (module.c's line pass). */
 #define HOIST_MAX 4u
 typedef struct private_hoists {
     char arrays[HOIST_MAX][128];
