@@ -13,7 +13,6 @@
  *   %gr_ibase the block's first linear thread    %gr_issh shared shadow base (shared window)
  *   %gr_itid  the thread's index in its block    %gr_iww  high half of the warp's word
  *   %gr_ih    the byte 1 (touched flag)          %gr_iu*, %gr_id*, %gr_iq*, %gr_iw*: scratch
- *   %gr_ibwv  the block's word as the sites of simple_sync modules take it: 0
  *   %gr_ihp   the thread's gr_rt_bar_hist record
  *   %gr_ibar, %gr_iht, %gr_ihl: the thread's record and history (simple_sync modules
  *             only: gr_gpu_inline_flush_record)
@@ -90,7 +89,7 @@ void gr_gpu_inline_declare(gr_strbuf *out) {
 void gr_gpu_inline_regs(gr_strbuf *out) {
     gr_strbuf_append(out, "\t.reg .pred %gr_ion, %gr_ils, %gr_iq<5>;\n"
                           "\t.reg .b16 %gr_ih;\n"
-                          "\t.reg .b32 %gr_irep, %gr_ibase, %gr_issh, %gr_itid, %gr_ibwv, %gr_iu<16>;\n"
+                          "\t.reg .b32 %gr_irep, %gr_ibase, %gr_issh, %gr_itid, %gr_iu<16>;\n"
                           "\t.reg .b32 %gr_ibar, %gr_iht, %gr_ihl;\n"
                           "\t.reg .b64 %gr_itp, %gr_ihp, %gr_ibw, %gr_iww, %gr_id<8>, %gr_iw<4>;\n");
 }
@@ -144,8 +143,6 @@ void gr_gpu_inline_prologue(gr_strbuf *out, const gr_gpu_inline_module *mod, boo
         RT_OFF(bar_hist), (unsigned)sizeof(gr_rt_bar_hist), RT_OFF(blocks), (unsigned)(sizeof(gr_rt_u32) * GR_RT_BLOCK_WORDS),
         RT_OFF(warps_per_block), low_bit(WARP_SIZE), RT_OFF(warps), RT_OFF(user_dyn_shared));
     if (mod->simple_sync) {
-        /* The block's word is never read: see gr_gpu_inline_module.simple_sync. */
-        gr_strbuf_append(out, "\tmov.u32 %gr_ibwv, 0;\n");
         /* A kernel starts with no barrier passed (__gr_hook_enter_regs leaves memory alone);
          * a function continues from what its caller stored before the call. */
         gr_strbuf_appendf(out, "\tmov.u32 %%gr_ibar, 0;\n\tmov.u32 %%gr_iht, 0;\n"
@@ -400,7 +397,7 @@ static void emit_warp_regular_checks(gr_strbuf *out, const char *fail, bool simp
 /* %gr_iu4 = the block's word: 0 in simple_sync modules (only EXITED can be set there, and a
  * site may miss it; gr_gpu_inline_module.simple_sync), else a fresh load. */
 static void emit_block_word(gr_strbuf *out, bool simple_sync) {
-    gr_strbuf_append(out, simple_sync ? "\tmov.u32 %gr_iu4, %gr_ibwv;\n"
+    gr_strbuf_append(out, simple_sync ? "\tmov.u32 %gr_iu4, 0;\n"
                                       : "\tld.volatile.global.u32 %gr_iu4, [%gr_ibw];\n");
 }
 
@@ -492,8 +489,8 @@ static void emit_decision_head(gr_strbuf *out, uint32_t site) {
 static void emit_cas(gr_strbuf *out, uint32_t site, const char *sp, const char *sa);
 
 /* Shared sites of simple_sync modules, first: a member word (ONE..BLOCK) whose latest member
- * lies 1..QUICK_BACK_MAX barriers back, in a block with no IRREGULAR/EXITED/SPLIT/PARTIAL
- * bit, becomes the access alone (gr_fsm_quick: a shared window is block-private, so such a
+ * lies 1..QUICK_BACK_MAX barriers back (the block's word, which sites of simple_sync modules
+ * take as 0, has no IRREGULAR/EXITED/SPLIT/PARTIAL bit), becomes the access alone (gr_fsm_quick: a shared window is block-private, so such a
  * barrier orders every member before every later access, whatever they were). Such a word's
  * members are always of this block (the window's shadow is cleared at block entry and only
  * this block reaches it), so the rep check of the general path is left out. Old word in
@@ -508,12 +505,10 @@ static void emit_shared_ordered_fast(gr_strbuf *out, uint32_t site) {
                       "\tsub.u32 %%gr_iu13, %%gr_iu11, 1;\n"
                       "\tsetp.le.u32 %%gr_iq0, %%gr_iu13, %u;\n"
                       "\tsetp.le.and.u32 %%gr_iq0, %%gr_iu8, %" PRIu32 ", %%gr_iq0;\n"
-                      "\tand.b32 %%gr_iu13, %%gr_ibwv, %" PRIu32 ";\n"
-                      "\tsetp.eq.and.u32 %%gr_iq0, %%gr_iu13, 0, %%gr_iq0;\n"
                       "\t@%%gr_iq0 bra $gr_i%" PRIu32 "_c;\n",
                       STATE_MASK, STATE_WHO_LO, low_bit(GR_FSM_M_BAR),
                       (uint32_t)(GR_FSM_M_BAR >> low_bit(GR_FSM_M_BAR)), QUICK_BACK_MAX - 1u,
-                      STATE_WHO_SPAN, (uint32_t)(BLOCK_NOT_REGULAR | GR_RT_BLOCK_PARTIAL), site);
+                      STATE_WHO_SPAN, site);
 }
 
 

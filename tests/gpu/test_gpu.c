@@ -1002,7 +1002,7 @@ Test(gpu_simple_sync, full_barriers_only_go_inline) {
     cr_expect_geq(st.inline_barriers, 2u);
     cr_expect_eq(count_of(ptx, "// inline barrier hook"), st.inline_barriers);
     cr_expect_eq(count_of(ptx, "%gr_ibwv, ["), 0u, "the sites take the block's word as 0");
-    cr_expect_eq(count_of(ptx, "mov.u32 %gr_ibwv, 0;"), 1u);
+    cr_expect(strstr(ptx, "%gr_ibwv") == NULL, "no register holds it");
     cr_expect(strstr(ptx, "ld.volatile.global.u32 %gr_iu4, [%gr_ibw]") == NULL);
     cr_expect(strstr(ptx, "[%gr_iww]") == NULL, "no access reads the warp's word");
     /* the history step of gr_rt_bar_trace_step, with the barrier's id + 1 */
@@ -1291,6 +1291,9 @@ static inline_env random_env(uint64_t *rnd) {
     e.warp_irregular = rnd_below(rnd, 4) == 0;
     e.lockstep = rnd_below(rnd, 4) == 0;
     e.simple_sync = rnd_below(rnd, 2) == 0;
+    /* simple_sync sites take the block's word as 0: no hook of such a module sets a bit but
+     * EXITED, which only the hooks see (inline_access.h) */
+    if (e.simple_sync) e.block_word = 0;
     return e;
 }
 
