@@ -90,6 +90,18 @@ typedef struct gr_gpu_ro_kernel {
                          * its bit in __gr_ro_params needs that no other parameter points into it */
 } gr_gpu_ro_kernel;
 
+/* A guard that one table entry decides (__gr_skip_bounds, rt_abi.h): a load of a read-only
+ * parameter buffer, or a private access through an exclusive one, skips its check when the
+ * launch gives `param` its bit (see gr_gpu_ro_kernel), the block and grid are within the
+ * extents the proof needs, and the address lies in the parameter's buffer. The host decides
+ * all but the address per launch, so a site pays one subtraction and one compare. */
+#define GR_GPU_SKIP_SLOTS 64
+typedef struct gr_gpu_skip_slot {
+    uint32_t kernel; /* index into gr_gpu_prep_stats.ro */
+    uint32_t param;
+    uint32_t max_ntid[3], max_nctaid[3];
+} gr_gpu_skip_slot;
+
 typedef struct gr_gpu_prep_stats {
     uint32_t entries;            /* kernels that got the entry hook */
     uint32_t backward_branches;  /* budget checks inserted */
@@ -108,6 +120,8 @@ typedef struct gr_gpu_prep_stats {
                                   * (inline_access.h, gr_gpu_inline_module) */
     uint32_t ro_kernels;         /* entries of ro[] used */
     gr_gpu_ro_kernel ro[GR_GPU_RO_KERNELS];
+    uint32_t skip_slots;         /* entries of skip[] used */
+    gr_gpu_skip_slot skip[GR_GPU_SKIP_SLOTS];
     /* Filled by gr_gpu_build_cubin when it links (not from the cache): */
     uint32_t plain_registers;    /* the most any kernel uses uninstrumented (0: unknown) */
     uint32_t register_cap;       /* the cap the instrumented module was linked under (0: none) */
@@ -156,9 +170,24 @@ typedef struct gr_gpu_launch_stats {
 
 /* ---- barrier divergence (device/rt_abi.h) ------------------------------------------------- */
 
+/* The guard slots of a launch (gr_gpu_skip_slot) as __gr_skip_bounds holds them, 2 words per
+ * slot of `table` (GR_RT_SKIP_SLOTS slots): a slot of `kernel` whose parameter has its bit in
+ * `ro_params`, under a block and grid within its extents, opens the parameter's buffer
+ * (`bounds`: start and size per parameter; the size rounded down to 16 bytes); every other
+ * slot stays {0, 0}, which no offset is below. */
+void gr_gpu_skip_bounds(const gr_gpu_prep_stats *prep, const char *kernel, uint32_t ro_params,
+                        const uint64_t *bounds, gr_dim3 grid, gr_dim3 block, uint64_t *table);
+
 struct gr_rt_counters;
+struct gr_rt_bar_fold;
+/* Judges a block the device listed in c->div_list (its threads left with different
+ * histories) from its fold and flag word, read after the launch: true when it diverged, and
+ * then c's div_block, div_verdict and keys name it. */
+bool gr_gpu_judge_divergence(struct gr_rt_counters *c, uint32_t block,
+                             const struct gr_rt_bar_fold *fold, uint32_t block_word);
 /* The barrier-divergence finding of a completed launch, from the counters the device runtime
- * left (the first block whose threads passed different full barriers): false when none. */
+ * left and gr_gpu_judge_divergence completed (the first listed block whose threads passed
+ * different full barriers): false when none. */
 bool gr_gpu_divergence_finding(const struct gr_rt_counters *c, gr_dim3 grid, gr_dim3 block,
                                gr_finding *f);
 

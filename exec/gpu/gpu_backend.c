@@ -44,7 +44,7 @@ typedef struct gpu_backend {
 
     const ptx_module *m;
     CUmodule mod;
-    CUdeviceptr rt_params, rt_budget, rt_cov, rt_ro, rt_ro_bounds;
+    CUdeviceptr rt_params, rt_budget, rt_cov, rt_ro, rt_ro_bounds, rt_skip;
     gr_gpu_prep_stats prep; /* of the loaded module: read-only parameter candidates */
     uint32_t ncov;
     CUdeviceptr globals_lo, globals_hi;
@@ -221,7 +221,7 @@ static bool gpu_load(gr_backend *b, const ptx_module *m, gr_error *err) {
     g->m = m;
     g->prep = st;
     g->ncov = st.coverage_blocks < GR_RT_COV_MAX ? st.coverage_blocks : GR_RT_COV_MAX;
-    g->rt_params = g->rt_budget = g->rt_cov = g->rt_ro = g->rt_ro_bounds = 0;
+    g->rt_params = g->rt_budget = g->rt_cov = g->rt_ro = g->rt_ro_bounds = g->rt_skip = 0;
     if (g->opt.instrument) {
         size_t sz;
         CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_params, &sz, g->mod, GR_RT_PARAMS_NAME),
@@ -234,6 +234,8 @@ static bool gpu_load(gr_backend *b, const ptx_module *m, gr_error *err) {
                "finding the read-only parameter mask", err);
         CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_ro_bounds, &sz, g->mod, GR_RT_RO_BOUNDS_NAME),
                "finding the parameter bounds", err);
+        CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_skip, &sz, g->mod, GR_RT_SKIP_NAME),
+               "finding the guard slots", err);
     }
     /* The user's .global variables: one shadowed range around all of them. */
     g->globals_lo = g->globals_hi = 0;
@@ -508,6 +510,36 @@ static void param_bounds(const gpu_backend *g, const gr_launch *l, uint64_t *bou
     }
 }
 
+void gr_gpu_skip_bounds(const gr_gpu_prep_stats *prep, const char *kernel, uint32_t ro_params,
+                        const uint64_t *bounds, gr_dim3 grid, gr_dim3 block, uint64_t *table) {
+    memset(table, 0, 2 * GR_RT_SKIP_SLOTS * sizeof *table);
+    const uint32_t ntid[3] = {block.x, block.y, block.z}, nctaid[3] = {grid.x, grid.y, grid.z};
+    for (uint32_t i = 0; i < prep->skip_slots && i < GR_RT_SKIP_SLOTS; i++) {
+        const gr_gpu_skip_slot *sl = &prep->skip[i];
+        if (sl->kernel >= prep->ro_kernels || strcmp(prep->ro[sl->kernel].name, kernel) != 0)
+            continue;
+        bool open = sl->param < 32 && (ro_params >> sl->param & 1u);
+        for (int d = 0; d < 3 && open; d++)
+            open = ntid[d] <= sl->max_ntid[d] && nctaid[d] <= sl->max_nctaid[d];
+        if (!open) continue;
+        table[2 * i] = bounds[2 * sl->param];
+        table[2 * i + 1] = bounds[2 * sl->param + 1] & ~15ull;
+    }
+}
+
+bool gr_gpu_judge_divergence(struct gr_rt_counters *c, uint32_t block,
+                             const struct gr_rt_bar_fold *fold, uint32_t block_word) {
+    uint64_t min_key = ~fold->min_key_inv;
+    uint32_t verdict = gr_rt_bar_verdict(fold->max_key, min_key, 1u, block_word);
+    if (verdict == GR_RT_DIV_NONE) return false;
+    c->div_block = block;
+    c->div_verdict = verdict;
+    c->div_max_key = fold->max_key;
+    c->div_min_key = min_key;
+    c->div_diff_key = fold->diff_key;
+    return true;
+}
+
 bool gr_gpu_divergence_finding(const struct gr_rt_counters *c, gr_dim3 grid, gr_dim3 block,
                                gr_finding *f) {
     if (c->div_blocks == 0 || c->div_verdict == GR_RT_DIV_NONE) return false;
@@ -583,12 +615,14 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
     g->cu.FuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, func);
     uint32_t user_dyn = (l->dynamic_shared + 15u) & ~15u;
     uint32_t shared_words = 0, dyn = l->dynamic_shared;
-    /* without shared memory of its own the kernel has no shadow (and its entry no barrier) */
-    if (detect && (static_smem > 0 || user_dyn > 0)) {
-        uint64_t window = (uint64_t)g->reserved_smem + (((uint32_t)static_smem + 15u) & ~15u) +
-                          user_dyn + 64u;
-        shared_words = (uint32_t)((window + 3) / 4);
-        dyn = user_dyn + shared_words * 8u;
+    if (detect) {
+        /* without shared memory of its own the kernel has no shadow, only the barrier head */
+        if (static_smem > 0 || user_dyn > 0) {
+            uint64_t window = (uint64_t)g->reserved_smem +
+                              (((uint32_t)static_smem + 15u) & ~15u) + user_dyn + 64u;
+            shared_words = (uint32_t)((window + 3) / 4);
+        }
+        dyn = user_dyn + shared_words * 8u + (uint32_t)sizeof(gr_rt_bar_head);
     }
     if ((uint64_t)dyn + (uint64_t)static_smem > (uint64_t)g->max_smem_optin) {
         free(params);
@@ -653,8 +687,10 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
             if (budget > 0x7fffffffull) budget = 0x7fffffffull;
             uint32_t budget32 = (uint32_t)budget;
             uint32_t ro_params = readonly_params(g, fn->name, l);
-            uint64_t ro_bounds[2 * GR_RT_RO_BOUNDS_PARAMS];
+            uint64_t ro_bounds[2 * GR_RT_RO_BOUNDS_PARAMS], skip[2 * GR_RT_SKIP_SLOTS];
             param_bounds(g, l, ro_bounds);
+            gr_gpu_skip_bounds(&g->prep, fn->name, ro_params, ro_bounds, grid, block, skip);
+            size_t skip_bytes = g->prep.skip_slots * 2 * sizeof *skip;
             memset(g->hang_host, 0, sizeof *g->hang_host);
             CUresult cr;
             if ((cr = g->cu.MemcpyHtoD(g->rt_params, &p, sizeof p)) != CUDA_SUCCESS ||
@@ -662,6 +698,7 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
                 (cr = g->cu.MemcpyHtoD(g->rt_ro, &ro_params, 4)) != CUDA_SUCCESS ||
                 (cr = g->cu.MemcpyHtoD(g->rt_ro_bounds, ro_bounds, sizeof ro_bounds)) !=
                     CUDA_SUCCESS ||
+                (skip_bytes && (cr = g->cu.MemcpyHtoD(g->rt_skip, skip, skip_bytes)) != CUDA_SUCCESS) ||
                 (detect && (cr = g->cu.MemsetD8(g->bar_fold.ptr, 0,
                                                 nblocks * sizeof(gr_rt_bar_fold))) != CUDA_SUCCESS) ||
                 (cr = g->cu.MemsetD8(g->counters.ptr, 0, sizeof(gr_rt_counters))) != CUDA_SUCCESS ||
@@ -790,6 +827,17 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
         } else if (gr_error_failed(err)) {
             return false;
         }
+    }
+    for (uint32_t i = 0; detect && i < c.div_blocks && i < GR_RT_DIV_LIST; i++) {
+        /* a listed block's fold and flag word, final now that the kernel has finished */
+        gr_rt_bar_fold fold;
+        uint32_t bw;
+        uint32_t b = c.div_list[i];
+        CU_TRY(g, g->cu.MemcpyDtoH(&fold, g->bar_fold.ptr + b * sizeof fold, sizeof fold),
+               "reading a block's barrier fold", err);
+        CU_TRY(g, g->cu.MemcpyDtoH(&bw, g->blocks.ptr + (uint64_t)b * 4 * GR_RT_BLOCK_WORDS, 4),
+               "reading a block's flags", err);
+        if (gr_gpu_judge_divergence(&c, b, &fold, bw)) break;
     }
     gr_finding div;
     if (detect && gr_gpu_divergence_finding(&c, grid, block, &div)) {

@@ -94,7 +94,7 @@ void gr_gpu_inline_regs(gr_strbuf *out) {
                           "\t.reg .b64 %gr_itp, %gr_ihp, %gr_ibw, %gr_iww, %gr_id<8>, %gr_iw<4>;\n");
 }
 
-void gr_gpu_inline_prologue(gr_strbuf *out, const gr_gpu_inline_module *mod, bool kernel_entry) {
+void gr_gpu_inline_context(gr_strbuf *out) {
     gr_strbuf_appendf(
         out,
         "\tld.const.u32 %%gr_iu0, [" GR_RT_PARAMS_NAME "+%u];\n"
@@ -142,6 +142,10 @@ void gr_gpu_inline_prologue(gr_strbuf *out, const gr_gpu_inline_module *mod, boo
         low_bit(GR_FSM_M_REP), STATE_ONE_EXACT, RT_OFF(threads), (unsigned)sizeof(gr_rt_thread),
         RT_OFF(bar_hist), (unsigned)sizeof(gr_rt_bar_hist), RT_OFF(blocks), (unsigned)(sizeof(gr_rt_u32) * GR_RT_BLOCK_WORDS),
         RT_OFF(warps_per_block), low_bit(WARP_SIZE), RT_OFF(warps), RT_OFF(user_dyn_shared));
+}
+
+void gr_gpu_inline_prologue(gr_strbuf *out, const gr_gpu_inline_module *mod, bool kernel_entry) {
+    gr_gpu_inline_context(out);
     if (mod->simple_sync) {
         /* A kernel starts with no barrier passed (__gr_hook_enter_regs leaves memory alone);
          * a function continues from what its caller stored before the call. */

@@ -51,8 +51,16 @@ void gr_gpu_inline_declare(gr_strbuf *out);
 /* Register declarations, right after a function body's opening brace. */
 void gr_gpu_inline_regs(gr_strbuf *out);
 
+/* What the sites of a function read but never change (the thread's and block's ids, the
+ * addresses of its record and of its block's and warp's words, the shared shadow, whether
+ * the launch detects and models lockstep warps): computed in the prologue, and again at the
+ * start of each out-of-line check (module.c), so that a loop whose checks are all out of line
+ * holds no register for them. */
+void gr_gpu_inline_context(gr_strbuf *out);
+
 /* Per-function set-up, before the first instruction (after the entry hook in a kernel,
- * `kernel_entry`). Declared after gr_gpu_inline_module below. */
+ * `kernel_entry`): the context, and in simple_sync modules the record's registers. Declared
+ * after gr_gpu_inline_module below. */
 struct gr_gpu_inline_module;
 void gr_gpu_inline_prologue(gr_strbuf *out, const struct gr_gpu_inline_module *mod,
                             bool kernel_entry);

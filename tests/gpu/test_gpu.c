@@ -340,8 +340,90 @@ Test(gpu_readonly, loads_of_never_written_parameters_are_guarded) {
         &ptx);
     cr_expect_eq(ro_params_of(&st, "axpy"), 1u, "x (parameter 0) is read-only, y is written");
     cr_expect_eq(st.readonly_loads_skipped, 1u, "the load of x is guarded, the load of y is not");
-    cr_expect(strstr(ptx, "[__gr_ro_params]") != NULL);
+    /* one slot decides the guard: x's bit and bounds, for any launch (y's accesses are
+     * private: a slot of their own) */
+    int slot = -1;
+    for (uint32_t i = 0; i < st.skip_slots; i++)
+        if (st.skip[i].param == 0) slot = (int)i;
+    cr_assert_geq(slot, 0);
+    cr_expect_str_eq(st.ro[st.skip[slot].kernel].name, "axpy");
+    cr_expect_eq(st.skip[slot].max_ntid[0], 1024u);
+    cr_expect_eq(st.skip[slot].max_nctaid[1], UINT32_MAX);
+    char check[64];
+    snprintf(check, sizeof check, "[__gr_skip_bounds+%d]; sub.u64 %%gr_rb0", 16 * slot);
+    cr_expect(strstr(ptx, check) != NULL, "%s", check);
+    cr_expect(strstr(ptx, "[__gr_ro_params]") == NULL, "the host folds the bit into the slot");
     free(ptx);
+}
+
+/* A guarded site's check sits after the kernel's last instruction: the hot path is the guard
+ * alone, and the check computes the sites' context itself. A barrier outside loops refreshes
+ * the context for the sites after it; one in a loop does not (every trip would pay). */
+Test(gpu_readonly, guarded_checks_sit_out_of_line_with_their_own_context) {
+    char *ptx = NULL;
+    gr_gpu_prep_stats st = prepare_stats(
+        "extern \"C\" __global__ void red(const float *in, float *out, int n) {\n"
+        "  __shared__ float s[256];\n"
+        "  float acc = 0.f;\n"
+        "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
+        "    acc += in[i];\n"
+        "  s[threadIdx.x] = acc;\n"
+        "  __syncthreads();\n"
+        "  for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+        "    if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];\n"
+        "    __syncthreads();\n"
+        "  }\n"
+        "  if (threadIdx.x == 0) atomicAdd(out, s[0]);\n"
+        "}\n",
+        &ptx);
+    cr_expect_eq(st.readonly_loads_skipped, 1u);
+    cr_expect_eq(st.inline_barriers, 2u);
+    const char *guard = strstr(ptx, "@!%gr_rp bra $gr_rk_0;");
+    const char *ret = NULL;
+    for (const char *r = strstr(ptx, "\tret;"); r; r = strstr(r + 1, "\tret;")) ret = r;
+    const char *check = strstr(ptx, "$gr_rk_0:");
+    cr_assert(guard && ret && check);
+    cr_expect(guard < ret && ret < check, "the check of in[i] follows the kernel's last ret");
+    cr_expect(strstr(check, "bra $gr_ro_0;") != NULL, "and branches back");
+    size_t cold = count_of(ptx, "$gr_rk_") / 2 + count_of(ptx, "$gr_pk_") / 2;
+    cr_expect_geq(cold, 2u, "in[i] and the private s[threadIdx.x] = acc");
+    /* the prologue, each out-of-line check, the barrier before the tree's loop */
+    cr_expect_eq(count_of(ptx, "mov.u32 %gr_iu0, %tid.z;"), 1u + cold + 1u);
+    free(ptx);
+}
+
+/* The host's side of the slots: open only for the launched kernel, with the parameter's bit,
+ * within the extents; the limit is the buffer's size rounded down to 16 bytes. */
+Test(gpu_readonly, a_slot_opens_its_buffer_only_for_launches_it_covers) {
+    gr_gpu_prep_stats st;
+    memset(&st, 0, sizeof st);
+    st.ro_kernels = 2;
+    snprintf(st.ro[0].name, sizeof st.ro[0].name, "a");
+    snprintf(st.ro[1].name, sizeof st.ro[1].name, "b");
+    st.skip_slots = 3;
+    for (int i = 0; i < 3; i++) {
+        st.skip[i].kernel = i == 2 ? 1 : 0;
+        st.skip[i].param = (uint32_t)i;
+        for (int d = 0; d < 3; d++) st.skip[i].max_ntid[d] = 1024, st.skip[i].max_nctaid[d] = UINT32_MAX;
+    }
+    st.skip[1].max_nctaid[1] = 1; /* a one-row grid */
+    uint64_t bounds[2 * GR_RT_RO_BOUNDS_PARAMS] = {0x1000, 1000, 0x2000, 64, 0x3000, 16};
+    uint64_t table[2 * GR_RT_SKIP_SLOTS];
+    gr_gpu_skip_bounds(&st, "a", 3u, bounds, (gr_dim3){8, 1, 1}, (gr_dim3){256, 1, 1}, table);
+    cr_expect_eq(table[0], 0x1000u);
+    cr_expect_eq(table[1], 992u, "1000 bytes: the last 8 go to the check");
+    cr_expect_eq(table[2], 0x2000u);
+    cr_expect_eq(table[3], 64u);
+    cr_expect_eq(table[5], 0u, "kernel b's slot");
+    gr_gpu_skip_bounds(&st, "a", 1u, bounds, (gr_dim3){8, 2, 1}, (gr_dim3){256, 1, 1}, table);
+    cr_expect_eq(table[1], 992u);
+    cr_expect_eq(table[3], 0u, "no bit for parameter 1, and two rows of blocks");
+    gr_gpu_skip_bounds(&st, "a", 3u, bounds, (gr_dim3){8, 2, 1}, (gr_dim3){256, 1, 1}, table);
+    cr_expect_eq(table[3], 0u, "two rows of blocks");
+    gr_gpu_skip_bounds(&st, "b", 4u, bounds, (gr_dim3){8, 2, 1}, (gr_dim3){256, 1, 1}, table);
+    cr_expect_eq(table[1], 0u);
+    cr_expect_eq(table[4], 0x3000u);
+    cr_expect_eq(table[5], 16u);
 }
 
 Test(gpu_readonly, a_store_through_a_loaded_pointer_turns_the_filter_off) {
@@ -793,8 +875,17 @@ Test(gpu_private, guards_are_emitted_and_the_environment_turns_them_off) {
     gr_gpu_prep_stats st = prepare_stats(src, &ptx);
     cr_expect_eq(st.private_accesses, 1u);
     cr_expect(strstr(ptx, "$gr_pv_0:") != NULL);
-    cr_expect(strstr(ptx, "%nctaid.y") != NULL, "the grid must be one row");
-    cr_expect(strstr(ptx, "setp.eq.u32 %gr_pext") == NULL, "one guard reads its conditions itself");
+    /* out's slot: the grid must be one row, which the host checks per launch */
+    int slot = -1;
+    for (uint32_t i = 0; i < st.skip_slots; i++)
+        if (st.skip[i].param == 1) slot = (int)i;
+    cr_assert_geq(slot, 0);
+    cr_expect_eq(st.skip[slot].max_nctaid[1], 1u);
+    cr_expect_eq(st.skip[slot].max_ntid[1], 1u);
+    char check[64];
+    snprintf(check, sizeof check, "[__gr_skip_bounds+%d]; sub.u64 %%gr_pa0", 16 * slot);
+    cr_expect(strstr(ptx, check) != NULL, "%s", check);
+    cr_expect(strstr(ptx, "setp.eq.u32 %gr_pext") == NULL, "no launch condition in the kernel");
     uint32_t excl = 0;
     for (uint32_t k = 0; k < st.ro_kernels; k++)
         if (strcmp(st.ro[k].name, "k") == 0) excl = st.ro[k].exclusive;

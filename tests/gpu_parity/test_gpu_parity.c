@@ -38,30 +38,26 @@ static history passed(const uint32_t *insns, uint32_t n) {
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-/* rt_bar_exit for one group of lanes with the same history (its leader `tid`), sequentially.
- * Returns true when this group was the block's last and the block diverged. */
-static bool fold_group(gr_rt_bar_fold *f, gr_rt_counters *c, uint32_t block, uint32_t tpb,
-                       uint32_t block_word, history h, uint32_t tid, uint32_t n) {
+/* rt_bar_exit for one group of lanes with the same history (its leader `tid`), sequentially:
+ * the keys into the block's fold, the history into its head, then the head's count.
+ * Returns true when this group was the block's last and the block's groups differed (the
+ * device then lists the block for the host). */
+static bool fold_group(gr_rt_bar_fold *f, gr_rt_bar_head *head, gr_rt_counters *c,
+                       uint32_t block, uint32_t tpb, history h, uint32_t tid, uint32_t n) {
     uint64_t ref = gr_rt_bar_ref(h.count, h.trace);
     uint64_t key = gr_rt_bar_key(h.count, h.count ? h.last : GR_RT_BAR_NONE, tid);
     f->max_key = max64(f->max_key, key);
     f->min_key_inv = max64(f->min_key_inv, ~key);
-    if (f->ref == 0) f->ref = ref;
-    if (f->ref != ref) {
-        f->flags |= GR_RT_BAR_TRACE_DIFF;
-        f->diff_key = max64(f->diff_key, key);
-    }
-    f->exited += n;
-    if (f->exited != tpb) return false;
-    uint32_t verdict = gr_rt_bar_verdict(f->max_key, ~f->min_key_inv, f->flags, block_word);
-    if (verdict == GR_RT_DIV_NONE) return false;
-    if (c->div_blocks++ == 0) {
-        c->div_block = block;
-        c->div_verdict = verdict;
-        c->div_max_key = f->max_key;
-        c->div_min_key = ~f->min_key_inv;
-        c->div_diff_key = f->diff_key;
-    }
+    uint64_t first = head->ref;
+    if (first == 0) head->ref = ref;
+    uint32_t differs = first != 0 && first != ref;
+    if (differs) f->diff_key = max64(f->diff_key, key);
+    uint32_t old = head->exited;
+    head->exited += n | (differs << GR_RT_BAR_DIFFERED);
+    if ((old & GR_RT_BAR_EXITED) + n != tpb) return false;
+    if ((old >> GR_RT_BAR_DIFFERED) + differs == 0) return false;
+    if (c->div_blocks < GR_RT_DIV_LIST) c->div_list[c->div_blocks] = block;
+    c->div_blocks++;
     return true;
 }
 
@@ -70,7 +66,10 @@ static bool fold_group(gr_rt_bar_fold *f, gr_rt_counters *c, uint32_t block, uin
 static void fold_block(gr_rt_counters *c, uint32_t block, uint32_t tpb, uint32_t block_word,
                        const history *per_thread, bool reverse) {
     gr_rt_bar_fold f;
+    gr_rt_bar_head head;
     memset(&f, 0, sizeof f);
+    memset(&head, 0, sizeof head);
+    bool listed = false;
     uint32_t nwarps = (tpb + 31) / 32;
     for (uint32_t k = 0; k < nwarps; k++) {
         uint32_t w = reverse ? nwarps - 1 - k : k;
@@ -86,9 +85,12 @@ static void fold_block(gr_rt_counters *c, uint32_t block, uint32_t tpb, uint32_t
                     n++;
                 }
             }
-            fold_group(&f, c, block, tpb, block_word, h, w * 32 + l, n);
+            listed |= fold_group(&f, &head, c, block, tpb, h, w * 32 + l, n);
         }
     }
+    /* the host, after the launch: listed blocks in order until one diverged */
+    if (listed && c->div_verdict == GR_RT_DIV_NONE && c->div_blocks <= GR_RT_DIV_LIST)
+        gr_gpu_judge_divergence(c, block, &f, block_word);
 }
 
 static const uint32_t BAR = 17, OTHER = 23; /* barrier instruction ids */
@@ -212,10 +214,16 @@ Test(gpu_parity_divergence, blocks_that_used_a_full_bar_arrive_are_not_judged) {
     gr_rt_counters c;
     memset(&c, 0, sizeof c);
     fold_block(&c, 0, 64, GR_RT_BLOCK_FULL_ARRIVE | GR_RT_BLOCK_SPLIT, th, false);
-    cr_expect_eq(c.div_blocks, 0u);
-    fold_block(&c, 0, 64, GR_RT_BLOCK_PARTIAL | GR_RT_BLOCK_SPLIT | GR_RT_BLOCK_IRREGULAR, th,
+    cr_expect_eq(c.div_blocks, 1u, "the device lists it: it cannot see the flags in time");
+    gr_finding f;
+    cr_expect(!gr_gpu_divergence_finding(&c, (gr_dim3){2, 1, 1}, (gr_dim3){64, 1, 1}, &f),
+              "the host does not judge it");
+    fold_block(&c, 1, 64, GR_RT_BLOCK_PARTIAL | GR_RT_BLOCK_SPLIT | GR_RT_BLOCK_IRREGULAR, th,
                false);
-    cr_expect_eq(c.div_blocks, 1u, "partial barriers and bar.arrive with a count do not hide it");
+    cr_expect_eq(c.div_blocks, 2u);
+    cr_assert(gr_gpu_divergence_finding(&c, (gr_dim3){2, 1, 1}, (gr_dim3){64, 1, 1}, &f),
+              "partial barriers and bar.arrive with a count do not hide it");
+    cr_expect_eq(c.div_block, 1u);
 }
 
 /* The layout the inline access path (inline_access.c) and the host tables rely on. */
@@ -243,8 +251,9 @@ Test(gpu_parity_divergence, thread_record_and_history_layout) {
     }
 }
 
-/* The device runtime keeps the fold: its exit path groups lanes with match.any and folds with
- * 64-bit atomic max; the barrier path hashes the instruction id (into params.bar_hist). */
+/* The device runtime keeps the fold: its exit path groups lanes with match.any, folds the
+ * keys with 64-bit atomic max and the histories into the block's shared head (a CAS and an
+ * add, no release fence); the barrier path hashes the instruction id (into params.bar_hist). */
 Test(gpu_parity_divergence, the_runtime_folds_at_exit) {
     char *ptx = NULL;
     gr_error err = GR_ERROR_INIT;
@@ -253,6 +262,9 @@ Test(gpu_parity_divergence, the_runtime_folds_at_exit) {
     cr_expect(strstr(ptx, "match.any.sync.b64") != NULL, "lanes grouped by history");
     cr_expect(strstr(ptx, "atom.global.max.u64") != NULL || strstr(ptx, "atom.max.u64") != NULL,
               "keys folded with 64-bit atomic max");
+    cr_expect(strstr(ptx, "atom.shared.cas.b64") != NULL, "the first history, in shared memory");
+    cr_expect(strstr(ptx, "atom.shared.add.u32") != NULL, "the head's count, in shared memory");
+    cr_expect(strstr(ptx, "atom.release") == NULL, "no group waits for its earlier atomics");
     cr_expect(strstr(ptx, "-1640531535") != NULL || strstr(ptx, "0x9e3779b1") != NULL ||
                   strstr(ptx, "0x9E3779B1") != NULL || strstr(ptx, "2654435761") != NULL,
               "the barrier trace step is compiled in");
@@ -338,9 +350,14 @@ Test(gpu_parity_oob, read_only_loads_keep_a_bounds_check) {
         char *ptx = prepare(m, &o, &st);
         cr_expect_geq(st.readonly_loads_skipped, 1u, "%s", oob_kernels[k]);
         cr_expect_eq(st.bounds_checks, st.readonly_loads_skipped, "%s", oob_kernels[k]);
-        /* `in` is parameter 0 in all four */
-        cr_expect_geq(count_of(ptx, "[" GR_RT_RO_BOUNDS_NAME "+0]"), st.readonly_loads_skipped,
-                      "%s", oob_kernels[k]);
+        /* `in` is parameter 0 in all four: its slot has its bit and bounds */
+        int slot = -1;
+        for (uint32_t i = 0; i < st.skip_slots; i++)
+            if (st.skip[i].param == 0) slot = (int)i;
+        cr_assert_geq(slot, 0, "%s", oob_kernels[k]);
+        char check[48];
+        snprintf(check, sizeof check, "[" GR_RT_SKIP_NAME "+%d]", 16 * slot);
+        cr_expect_geq(count_of(ptx, check), st.readonly_loads_skipped, "%s", oob_kernels[k]);
         cr_expect(no_unconditional_skip(ptx), "%s", oob_kernels[k]);
         cr_expect(no_uni_call_after_a_guard(ptx), "%s", oob_kernels[k]);
         free(ptx);
@@ -358,6 +375,7 @@ Test(gpu_parity_oob, read_only_loads_keep_a_bounds_check) {
         ptx = prepare(m, &o, &st);
         cr_expect_eq(st.bounds_checks, st.readonly_loads_skipped);
         cr_expect(strstr(ptx, GR_RT_RO_BOUNDS_NAME "+") == NULL);
+        cr_expect(strstr(ptx, GR_RT_SKIP_NAME "+") == NULL);
         cr_expect(!no_unconditional_skip(ptx), "%s", oob_kernels[k]);
         free(ptx);
         ptx_module_free(m);

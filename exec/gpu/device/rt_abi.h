@@ -7,7 +7,11 @@
  *   __gr_cov           one byte per instrumented basic block, set when the block runs
  *   __gr_ro_params     bit i: parameter i's buffer is written by no parameter of the launch
  *   __gr_ro_bounds     per parameter, the launch buffer its value points into (start, size):
- *                      loads left unchecked for races still check these bounds */
+ *                      loads left unchecked for races still check these bounds
+ *   __gr_skip_bounds   per guard slot (a kernel's parameter under a launch condition, see
+ *                      gr_gpu_skip_slot): {start, limit}; an access skips its check when its
+ *                      offset from start is below limit, which the host sets to the buffer's
+ *                      size rounded down to 16 bytes when the launch allows the skip, else 0 */
 #ifndef GR_EXEC_GPU_RT_ABI_H
 #define GR_EXEC_GPU_RT_ABI_H
 
@@ -32,6 +36,8 @@ typedef uint64_t gr_rt_u64;
 #define GR_RT_RO_PARAMS_NAME "__gr_ro_params" /* u32 in constant memory, see readonly.h */
 #define GR_RT_RO_BOUNDS_NAME "__gr_ro_bounds" /* gr_rt_u64[2 * 32] in constant memory */
 #define GR_RT_RO_BOUNDS_PARAMS 32u
+#define GR_RT_SKIP_NAME "__gr_skip_bounds" /* gr_rt_u64[2 * GR_RT_SKIP_SLOTS], constant */
+#define GR_RT_SKIP_SLOTS 64u
 #define GR_RT_COV_MAX 65536u /* basic blocks with a coverage byte; later ones share the last */
 
 /* A shadow word whose state field is 15 (never a valid FSM state) marks a red zone between
@@ -108,6 +114,8 @@ typedef struct gr_rt_record {
     gr_rt_u32 first_instr, second_instr;    /* 0xffffffff: unknown */
 } gr_rt_record;
 
+#define GR_RT_DIV_LIST 8u /* diverged blocks the device lists for the host */
+
 /* Counters in device memory, zeroed before each launch. */
 typedef struct gr_rt_counters {
     gr_rt_u32 nrecords;   /* records claimed (may exceed the capacity: the rest are dropped) */
@@ -122,11 +130,15 @@ typedef struct gr_rt_counters {
     /* Accesses the FSM could not decide, spread over slots (block % GR_RT_SHARDS) so that hot
      * undecided paths do not meet on one atomic; the host adds them up. */
     gr_rt_u64 undecided_shards[32];
-    /* Barrier divergence (gr_rt_bar_fold): blocks whose threads passed different full
-     * barriers, and the first such block's fold. */
-    gr_rt_u32 div_blocks, div_block;
-    gr_rt_u32 div_verdict, div_pad; /* GR_RT_DIV_* */
-    gr_rt_u64 div_max_key, div_min_key, div_diff_key;
+    /* Barrier divergence (gr_rt_bar_fold): the device counts the blocks whose threads left
+     * with different histories and lists the first GR_RT_DIV_LIST of them; the host judges
+     * those from their folds after the launch (gr_gpu_judge_divergence) and fills the rest
+     * with the first diverged one. */
+    gr_rt_u32 div_blocks;
+    gr_rt_u32 div_list[GR_RT_DIV_LIST];
+    gr_rt_u32 div_block, div_verdict; /* GR_RT_DIV_* (host) */
+    gr_rt_u32 div_pad;
+    gr_rt_u64 div_max_key, div_min_key, div_diff_key; /* (host) */
 } gr_rt_counters;
 
 /* ---- barrier divergence --------------------------------------------------------------------
@@ -135,19 +147,28 @@ typedef struct gr_rt_counters {
  * other), which the simulator reports. Every thread counts the barriers that wait for the whole
  * block (bar.sync/barrier.sync/bar.red without a thread count or with one >= the block size),
  * hashes their instruction ids in order and keeps the last one, in its gr_rt_bar_hist
- * (params.bar_hist; gr_rt_thread.bar also counts the other barrier kinds). At exit each group of lanes with the same history folds it into its
- * block's gr_rt_bar_fold with a few atomics; the block's last group decides with
- * gr_rt_bar_verdict and, when the threads disagree, counts the block in the counters. */
+ * (params.bar_hist; gr_rt_thread.bar also counts the other barrier kinds). At exit each group
+ * of lanes with the same history folds it into its block's gr_rt_bar_head, in the block's
+ * shared memory: the first group's history (a CAS) and one counter word whose add tells the
+ * block's last group whether any group differed, so no fence orders one word after another.
+ * That group lists the block in the counters. The keys that name the finding go to the
+ * block's gr_rt_bar_fold in global memory with atomics nobody waits for; the host reads the
+ * listed blocks' folds after the launch and decides with gr_rt_bar_verdict. */
+typedef struct gr_rt_bar_head {
+    gr_rt_u64 ref;    /* gr_rt_bar_ref of the first group to exit; 0 none yet */
+    gr_rt_u32 exited; /* threads folded so far (GR_RT_BAR_EXITED), groups whose ref differed
+                       * from `ref` above them (GR_RT_BAR_DIFFERED) */
+    gr_rt_u32 pad;
+} gr_rt_bar_head;
+#define GR_RT_BAR_EXITED 0xffffu
+#define GR_RT_BAR_DIFFERED 16u /* shift */
+
 typedef struct gr_rt_bar_fold {
     gr_rt_u64 max_key;     /* max of gr_rt_bar_key over the block's threads */
     gr_rt_u64 min_key_inv; /* ~min of the same (a max of complements: zero is the start) */
-    gr_rt_u64 ref;         /* gr_rt_bar_ref of the first group to exit; 0 none yet */
-    gr_rt_u64 diff_key;    /* max key of the groups whose ref differed from it */
-    gr_rt_u32 exited;      /* threads folded so far */
-    gr_rt_u32 flags;       /* GR_RT_BAR_TRACE_DIFF */
+    gr_rt_u64 diff_key;    /* max key of the groups whose ref differed from the first one's */
 } gr_rt_bar_fold;
 
-#define GR_RT_BAR_TRACE_DIFF 1u
 #define GR_RT_BAR_NONE 0x3fffffffu /* gr_rt_bar_key's instruction when no barrier was passed */
 #define GR_RT_BAR_COUNT_MAX 0xffffffu
 
@@ -182,13 +203,14 @@ GR_RT_FN gr_rt_u64 gr_rt_bar_ref(gr_rt_u32 count, gr_rt_u32 trace) {
     return (1ull << 63) | ((gr_rt_u64)(count & 0x7fffffffu) << 32) | trace;
 }
 
-/* The block's verdict once all its threads have exited. A block that used bar.arrive on a
- * full barrier is not judged (arrivals without waiting are not counted). */
-GR_RT_FN gr_rt_u32 gr_rt_bar_verdict(gr_rt_u64 max_key, gr_rt_u64 min_key, gr_rt_u32 flags,
+/* The verdict on a block whose threads left with different histories (`differed`: the
+ * head's count of such groups). A block that used bar.arrive on a full barrier is not judged
+ * (arrivals without waiting are not counted). */
+GR_RT_FN gr_rt_u32 gr_rt_bar_verdict(gr_rt_u64 max_key, gr_rt_u64 min_key, gr_rt_u32 differed,
                                      gr_rt_u32 block_word) {
     if (block_word & GR_RT_BLOCK_FULL_ARRIVE) return GR_RT_DIV_NONE;
     if (gr_rt_bar_key_count(max_key) != gr_rt_bar_key_count(min_key)) return GR_RT_DIV_COUNT;
-    return (flags & GR_RT_BAR_TRACE_DIFF) ? GR_RT_DIV_TRACE : GR_RT_DIV_NONE;
+    return differed ? GR_RT_DIV_TRACE : GR_RT_DIV_NONE;
 }
 
 /* Host-mapped (pinned) memory: still readable after a trap kills the context. */
@@ -221,7 +243,8 @@ typedef struct gr_rt_params {
      * %dynamic_smem_size, which includes the shadow appended to it). */
     gr_rt_u32 user_dyn_bytes;
     gr_rt_u64 bar_hist;  /* gr_rt_bar_hist[nthreads]: each thread's full-barrier history */
-    gr_rt_u64 bar_fold;  /* gr_rt_bar_fold[nblocks], zeroed before each launch */
+    gr_rt_u64 bar_fold;  /* gr_rt_bar_fold[nblocks], zeroed before each launch; each block's
+                          * gr_rt_bar_head follows its shared shadow */
     gr_rt_u64 user_call; /* gr_rt_u32[nthreads]: each thread's latest call from the user's code
                           * into a header function (GR_HOOK_EV_CALL), GR_RT_NO_CALL before any */
 } gr_rt_params;

@@ -26,12 +26,15 @@ extern "C" __constant__ u32 __gr_ro_params; /* bit i: parameter i's buffer is re
 extern "C" __device__ unsigned char __gr_cov[GR_RT_COV_MAX];
 /* Per parameter: start and size of the launch buffer it points into (bounds-only checks). */
 extern "C" __constant__ __align__(16) u64 __gr_ro_bounds[2u * GR_RT_RO_BOUNDS_PARAMS];
+/* Per guard slot: start and limit of the offsets that skip their check (rt_abi.h). */
+extern "C" __constant__ __align__(16) u64 __gr_skip_bounds[2u * GR_RT_SKIP_SLOTS];
 
 __constant__ gr_rt_params __gr_rt;
 __device__ u32 __gr_step_budget;
 __constant__ u32 __gr_ro_params;
 __device__ unsigned char __gr_cov[GR_RT_COV_MAX];
 __constant__ __align__(16) u64 __gr_ro_bounds[2u * GR_RT_RO_BOUNDS_PARAMS];
+__constant__ __align__(16) u64 __gr_skip_bounds[2u * GR_RT_SKIP_SLOTS];
 
 /* Dynamic shared memory: the kernel's own bytes first, then the shared shadow. */
 extern __shared__ __align__(16) unsigned char __gr_dyn_shared[];
@@ -430,25 +433,18 @@ static __device__ void rt_barrier(gr_rt_thread *t, u32 block, u32 tid, u32 threa
     t->touched = 0;
 }
 
-/* atomicAdd with release semantics at device scope: it publishes this thread's earlier
- * writes and atomics to whoever acquires the counter later. Only the last adder acquires
- * (rt_acquire_after_read): an acquire invalidates the SM's L1, and every warp of every block
- * passes here on its way out. */
-static __device__ __forceinline__ u32 rt_add_release(u32 *p, u32 v) {
-    u32 old;
-    asm volatile("atom.release.gpu.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-    return old;
-}
-
-/* After a read of a counter that others released: a fence.acq_rel makes that read an acquire
- * (the PTX memory model's acquire pattern). */
-static __device__ __forceinline__ void rt_acquire_after_read() {
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+/* The block's gr_rt_bar_head, after its shared shadow (zeroed at entry). */
+static __device__ __forceinline__ gr_rt_bar_head *rt_bar_head() {
+    return (gr_rt_bar_head *)(rt_shared_shadow() + __gr_rt.shared_words);
 }
 
 /* A thread leaves the kernel: lanes with the same barrier history (among `active`, the lanes
- * leaving together) fold it into the block's gr_rt_bar_fold (rt_abi.h) with one leader's
- * atomics; the block's last leader decides. */
+ * leaving together) fold it into their block's head with one leader's two shared atomics (and
+ * its keys into the global gr_rt_bar_fold, which only the host reads, after the launch). The
+ * counter word carries both the threads folded and the groups that differed, so the block's
+ * last group learns from its own add whether the block diverged; a fold in global memory
+ * needed a release by every group and an acquire by the last, three round trips to L2 on
+ * every warp's way out. */
 static __device__ __noinline__ void rt_bar_exit(u32 block, u32 tid, u32 active, u32 count,
                                                 u32 trace, u32 last) {
     if (!count) last = GR_RT_BAR_NONE;
@@ -459,32 +455,17 @@ static __device__ __noinline__ void rt_bar_exit(u32 block, u32 tid, u32 active, 
     u64 key = gr_rt_bar_key(count, last, tid);
     atomicMax(&f->max_key, key);
     atomicMax(&f->min_key_inv, ~key);
-    u64 seen = *(volatile u64 *)&f->ref;
-    if (seen == 0ull) {
-        u64 prev = atomicCAS(&f->ref, 0ull, ref);
-        seen = prev ? prev : ref;
-    }
-    if (seen != ref) {
-        atomicOr(&f->flags, GR_RT_BAR_TRACE_DIFF);
-        atomicMax(&f->diff_key, key);
-    }
+    gr_rt_bar_head *h = rt_bar_head();
+    u64 first = atomicCAS(&h->ref, 0ull, ref);
+    u32 differs = first != 0ull && first != ref;
+    if (differs) atomicMax(&f->diff_key, key);
     u32 n = (u32)__popc(same);
-    /* the last group's add acquires every other group's fold: decide for the block */
-    if (rt_add_release(&f->exited, n) + n != __gr_rt.threads_per_block) return;
-    rt_acquire_after_read();
-    u64 max_key = *(volatile u64 *)&f->max_key;
-    u64 min_key = ~*(volatile u64 *)&f->min_key_inv;
-    u32 flags = *(volatile u32 *)&f->flags;
-    u32 verdict = gr_rt_bar_verdict(max_key, min_key, flags, *(volatile u32 *)rt_block_word(block));
-    if (verdict == GR_RT_DIV_NONE) return;
+    u32 old = atomicAdd(&h->exited, n | (differs << GR_RT_BAR_DIFFERED));
+    if ((old & GR_RT_BAR_EXITED) + n != __gr_rt.threads_per_block) return;
+    if ((old >> GR_RT_BAR_DIFFERED) + differs == 0u) return;
     gr_rt_counters *c = rt_counters();
-    if (atomicAdd(&c->div_blocks, 1u) == 0u) {
-        c->div_block = block;
-        c->div_verdict = verdict;
-        c->div_max_key = max_key;
-        c->div_min_key = min_key;
-        c->div_diff_key = *(volatile u64 *)&f->diff_key;
-    }
+    u32 k = atomicAdd(&c->div_blocks, 1u);
+    if (k < GR_RT_DIV_LIST) c->div_list[k] = block;
 }
 
 /* A thread leaves the kernel. One leader for the lanes leaving together (lane = tid % 32:
@@ -551,17 +532,19 @@ static __device__ __forceinline__ void rt_enter_record(u32 thread) {
     *(uint4 *)rt_bar_hist(thread) = make_uint4(0u, 0u, GR_RT_BAR_NONE, 0u);
 }
 
-/* The block's shared shadow starts empty; every thread of the block gets here, so the barrier
- * is safe. */
+/* The block's shared shadow and its barrier head start empty; every thread of the block gets
+ * here, so the barrier is safe. */
 static __device__ __forceinline__ void rt_enter_shared(u32 tid, u32 tpb) {
-    /* A kernel without shared memory has no shadow: nothing to zero, no barrier to wait at
-     * (the launch's value, the same for every thread). */
-    if (__gr_rt.shared_words == 0u) return;
     u64 *shadow = rt_shared_shadow();
     for (u32 i = tid; i < __gr_rt.shared_words; i += tpb) shadow[i] = 0ull;
     if (tid == 0u) {
+        gr_rt_bar_head *h = rt_bar_head();
+        h->ref = 0ull;
+        h->exited = 0u;
+        /* (a kernel without shared memory of its own has no shadow, only the head) */
         u32 window = (u32)__cvta_generic_to_shared(__gr_dyn_shared) + __gr_rt.user_dyn_shared;
-        if (window > 4u * __gr_rt.shared_words) atomicOr(&rt_counters()->shared_short, 1u);
+        if (__gr_rt.shared_words && window > 4u * __gr_rt.shared_words)
+            atomicOr(&rt_counters()->shared_short, 1u);
     }
     __syncthreads();
 }
