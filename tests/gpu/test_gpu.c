@@ -362,18 +362,18 @@ Test(gpu_readonly, loads_of_never_written_parameters_are_guarded) {
 Test(gpu_readonly, guarded_checks_sit_out_of_line_with_their_own_context) {
     char *ptx = NULL;
     gr_gpu_prep_stats st = prepare_stats(
-        "extern \"C\" __global__ void red(const float *in, float *out, int n) {\n"
-        "  __shared__ float s[256];\n"
-        "  float acc = 0.f;\n"
-        "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
-        "    acc += in[i];\n"
-        "  s[threadIdx.x] = acc;\n"
+        "extern \"C\" __global__ void red(const int *in, int *out, unsigned n) {\n"
+        "  __shared__ int part[128];\n"
+        "  unsigned t = threadIdx.x, stride = gridDim.x * blockDim.x;\n"
+        "  int sum = 0;\n"
+        "  for (unsigned i = blockIdx.x * blockDim.x + t; i < n; i += stride) sum += in[i];\n"
+        "  part[t] = sum;\n"
         "  __syncthreads();\n"
-        "  for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
-        "    if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];\n"
+        "  for (unsigned half = blockDim.x >> 1; half; half >>= 1) {\n"
+        "    if (t < half) part[t] = part[t] + part[t + half];\n"
         "    __syncthreads();\n"
         "  }\n"
-        "  if (threadIdx.x == 0) atomicAdd(out, s[0]);\n"
+        "  if (t == 0) atomicAdd(out, part[0]);\n"
         "}\n",
         &ptx);
     cr_expect_eq(st.readonly_loads_skipped, 1u);
