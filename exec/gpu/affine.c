@@ -17,10 +17,12 @@ enum {
     ATOM_CTAID = 6,
     ATOM_NCTAID = 9,
     ATOM_IV = 16,    /* + register index */
+    ATOM_UNIFORM = 0x40000000, /* + register index: a block-uniform register (affine.h) */
 };
 #define BASE_BOTTOM 0xffu /* fixed point: no definition seen yet */
 #define COEF_LIMIT ((int64_t)1 << 40)
 #define EVAL_BUDGET 200000u
+#define UNIFORM_COEF 1024 /* block-uniform atoms are below 2^20 (uniform.h): products stay below 2^30 */
 
 typedef enum reg_state { REG_NEW, REG_VISITING, REG_DONE } reg_state;
 
@@ -35,6 +37,7 @@ struct gr_affine_kernel {
     uint8_t *state;
     bool *in_trial;           /* an induction is being tried for this register */
     gr_affine_form *memo;
+    uint8_t *uniform;         /* registers read as block-uniform atoms */
     gr_affine_array *arrays;
     int32_t narrays;
     uint32_t self_atom_base;  /* ATOM_IV + nregs */
@@ -104,8 +107,12 @@ static bool is_counter(const gr_affine_kernel *k, uint32_t atom) {
     return atom >= ATOM_IV && atom < k->self_atom_base + (uint32_t)k->nregs;
 }
 
-/* A loop counter (or placeholder) in both: the two would be samples at different times. */
+static bool is_uniform_atom(uint32_t atom) { return atom >= ATOM_UNIFORM; }
+
+/* A loop counter (or placeholder) in both: the two would be samples at different times. (No
+ * kernel: the caller's forms hold no counters.) */
 static bool share_counter(const gr_affine_kernel *k, const gr_affine_form *a, const gr_affine_form *b) {
+    if (!k) return false;
     for (uint8_t i = 0; i < a->nterms; i++)
         for (int x = 0; x < a->terms[i].degree; x++) {
             if (!is_counter(k, a->terms[i].atoms[x])) continue;
@@ -496,6 +503,56 @@ static gr_affine_form try_induction(gr_affine_kernel *k, int32_t r, bool *tainte
     return out;
 }
 
+static int64_t gcd64(int64_t a, int64_t b) {
+    if (a < 0) a = -a;
+    if (b < 0) b = -b;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* `r`'s definitions as alternatives that differ only in their constants (a loop peeled by hand
+ * or by the compiler: `j = ty`, `j = ty + 8`, ...): the least constant plus a multiple of their
+ * differences' gcd, the multiple a counter of r's own. */
+static gr_affine_form try_alternatives(gr_affine_kernel *k, int32_t r, bool *tainted) {
+    gr_affine_form unknown = form_unknown(k->base[r], k->base_index[r]), first = unknown;
+    int64_t least = 0, step = 0;
+    for (uint32_t d = k->def_first[r]; d < k->def_first[r + 1]; d++) {
+        bool t = false;
+        gr_affine_form f = eval_def(k, k->defs[d], r, &t);
+        if (!f.known || t) return unknown;
+        for (uint8_t i = 0; i < f.nterms; i++)
+            for (int j = 0; j < f.terms[i].degree; j++)
+                if (is_counter(k, f.terms[i].atoms[j])) return unknown;
+        if (d == k->def_first[r]) {
+            first = f;
+            least = f.constant;
+            continue;
+        }
+        if (f.base != first.base || f.base_index != first.base_index) return unknown;
+        int64_t constant = f.constant;
+        f.constant = first.constant; /* compare the terms */
+        gr_affine_form diff = form_add(k, &f, &first, -1);
+        if (!diff.known || diff.nterms != 0 || diff.constant != 0) return unknown;
+        step = gcd64(step, constant - first.constant);
+        if (constant < least) least = constant;
+    }
+    (void)tainted; /* a definition that depends on a trial was refused above */
+    first.constant = least;
+    if (step == 0) return first;
+    gr_affine_form counter = form_atom(ATOM_IV + (uint32_t)r), scale = form_const(step);
+    gr_affine_form walk = form_mul(k, &counter, &scale);
+    gr_affine_form out = form_add(k, &first, &walk, 1);
+    if (out.known) {
+        out.base = first.base;
+        out.base_index = first.base_index;
+    }
+    return out;
+}
+
 static gr_affine_form eval_reg(gr_affine_kernel *k, int32_t r, bool *tainted) {
     gr_affine_form unknown = form_unknown(k->base[r], k->base_index[r]);
     if (k->in_trial[r]) {
@@ -504,6 +561,7 @@ static gr_affine_form eval_reg(gr_affine_kernel *k, int32_t r, bool *tainted) {
         self.base = GR_AFFINE_BASE_NONE;
         return self;
     }
+    if (k->uniform[r]) return form_atom(ATOM_UNIFORM + (uint32_t)r);
     if (k->state[r] == REG_DONE) return k->memo[r];
     if (k->state[r] == REG_VISITING || k->budget == 0) {
         *tainted = true;
@@ -516,6 +574,7 @@ static gr_affine_form eval_reg(gr_affine_kernel *k, int32_t r, bool *tainted) {
     k->state[r] = REG_VISITING;
     if (ndefs == 1) f = eval_def(k, k->defs[k->def_first[r]], r, &mine);
     else if (ndefs == 2) f = try_induction(k, r, &mine);
+    if (!f.known && ndefs >= 2) f = try_alternatives(k, r, &mine);
     if (f.known) {
         f.base = k->base[r];
         f.base_index = k->base_index[r];
@@ -557,8 +616,10 @@ gr_affine_kernel *gr_affine_kernel_new(const ptx_module *m, const ptx_function *
     k->state = calloc(nr, 1);
     k->in_trial = calloc(nr, sizeof *k->in_trial);
     k->memo = calloc(nr, sizeof *k->memo);
+    k->uniform = calloc(nr, 1);
     k->arrays = calloc((size_t)fn->nvars + (size_t)m->nvars + 1, sizeof *k->arrays);
-    bool ok = k->def_first && k->base && k->base_index && k->state && k->in_trial && k->memo && k->arrays;
+    bool ok = k->def_first && k->base && k->base_index && k->state && k->in_trial && k->memo &&
+              k->uniform && k->arrays;
     /* count definitions, then place them */
     uint32_t total = 0;
     for (int32_t s = 0; ok && s < fn->nstmts; s++) {
@@ -606,6 +667,7 @@ void gr_affine_kernel_free(gr_affine_kernel *k) {
     free(k->state);
     free(k->in_trial);
     free(k->memo);
+    free(k->uniform);
     free(k->arrays);
     free(k);
 }
@@ -675,29 +737,64 @@ static const ptx_insn *plain_setp(const gr_affine_kernel *k, int32_t pred) {
     return x;
 }
 
-bool gr_affine_guard_bound(gr_affine_kernel *k, int32_t pred, bool value, uint32_t *dim,
-                           int64_t *lower) {
+/* A block-uniform atom plus a constant: the atom in *atom. */
+static bool is_uniform_offset(const gr_affine_form *f, uint32_t *atom) {
+    if (!f->known || f->base != GR_AFFINE_BASE_NONE || f->nterms != 1) return false;
+    const gr_affine_term *t = &f->terms[0];
+    if (t->degree != 1 || t->coef != 1 || !is_uniform_atom(t->atoms[0])) return false;
+    *atom = t->atoms[0];
+    return true;
+}
+
+static void cap_tid(gr_affine_bounds *b, uint32_t dim, int64_t cap, uint32_t atom) {
+    if (b->capped[dim] && (b->cap_atom[dim] != atom || b->tid_cap[dim] <= cap)) return;
+    b->capped[dim] = true;
+    b->tid_cap[dim] = cap;
+    b->cap_atom[dim] = atom;
+}
+
+bool gr_affine_guard_narrow(gr_affine_kernel *k, int32_t pred, bool value, gr_affine_bounds *b,
+                            const ptx_insn **uniform_setp) {
+    *uniform_setp = NULL;
     const ptx_insn *x = plain_setp(k, pred);
     if (!x) return false;
     ptx_cmp op = plain_order(x->cmp);
     if (op == PTX_CMP_NONE) return false;
     bool narrow = ptx_type_size((ptx_type)x->type) <= 4, tainted = false;
     gr_affine_form a = eval_operand(k, &x->operands[1], narrow, &tainted);
-    gr_affine_form b = eval_operand(k, &x->operands[2], narrow, &tainted);
+    gr_affine_form c = eval_operand(k, &x->operands[2], narrow, &tainted);
     if (tainted) return false;
-    gr_affine_form *bound = &b;
-    if (!is_tid(&a, dim)) {
-        if (!is_tid(&b, dim)) return false;
+    gr_affine_form *bound = &c;
+    uint32_t dim;
+    if (!is_tid(&a, &dim)) {
+        if (!is_tid(&c, &dim)) return false;
         op = mirrored(op);
         bound = &a;
     }
-    if (!is_constant(bound)) return false;
     if (!value) op = negated(op);
-    int64_t c = bound->constant;
-    if (op == PTX_CMP_GE || op == PTX_CMP_EQ) *lower = c;
-    else if (op == PTX_CMP_GT || (op == PTX_CMP_NE && c == 0)) *lower = c + 1; /* tid >= 0 */
-    else return false;
-    return *lower > 0 && *lower < ((int64_t)1 << 31);
+    int64_t v = bound->constant;
+    if (v <= -((int64_t)1 << 31) || v >= ((int64_t)1 << 31)) return false;
+    uint32_t atom = 0;
+    if (!is_constant(bound)) {
+        /* tid < U + v: an upper bound the threads of one epoch share */
+        if (!is_uniform_offset(bound, &atom)) return false;
+        if (op != PTX_CMP_LT && op != PTX_CMP_LE) return false;
+        cap_tid(b, dim, op == PTX_CMP_LT ? v - 1 : v, atom);
+        *uniform_setp = x;
+        return true;
+    }
+    switch (op) {
+    case PTX_CMP_GE: if (v > b->tid_min[dim]) b->tid_min[dim] = v; return true;
+    case PTX_CMP_GT: if (v + 1 > b->tid_min[dim]) b->tid_min[dim] = v + 1; return true;
+    case PTX_CMP_NE: if (v == 0 && b->tid_min[dim] < 1) b->tid_min[dim] = 1; return v == 0;
+    case PTX_CMP_LT: cap_tid(b, dim, v - 1, 0); return true;
+    case PTX_CMP_LE: cap_tid(b, dim, v, 0); return true;
+    case PTX_CMP_EQ:
+        if (v > b->tid_min[dim]) b->tid_min[dim] = v;
+        cap_tid(b, dim, v, 0);
+        return true;
+    default: return false;
+    }
 }
 
 /* ---- one-bit flips ------------------------------------------------------------------------------ */
@@ -742,6 +839,23 @@ const ptx_insn *const *gr_affine_defs(const gr_affine_kernel *k, int32_t r, uint
 }
 
 bool gr_affine_atom_is_counter(const gr_affine_kernel *k, uint32_t atom) { return is_counter(k, atom); }
+
+bool gr_affine_set_uniform(gr_affine_kernel *k, const uint8_t *uniform) {
+    for (int32_t r = 0; r < k->nregs; r++)
+        k->uniform[r] = uniform[r] && k->base[r] == GR_AFFINE_BASE_NONE && is_integer(k->fn->regs[r].type);
+    memset(k->state, REG_NEW, (size_t)k->nregs + 1);
+    k->budget = EVAL_BUDGET;
+    return true;
+}
+
+int32_t gr_affine_register_count(const gr_affine_kernel *k) { return k->nregs; }
+
+bool gr_affine_has_uniform(const gr_affine_form *f) {
+    for (uint8_t i = 0; f->known && i < f->nterms; i++)
+        for (int j = 0; j < f->terms[i].degree; j++)
+            if (is_uniform_atom(f->terms[i].atoms[j])) return true;
+    return false;
+}
 
 gr_affine_form gr_affine_register(gr_affine_kernel *k, int32_t r) {
     bool tainted = false;
@@ -929,14 +1043,178 @@ static int64_t guard_shift(const gr_affine_form *f, const gr_affine_bounds *g) {
     return shift;
 }
 
+/* The lowest and highest value of `f` over the threads `g` allows, as forms over what is the
+ * same for every thread of one block and epoch: each %tid.d term takes the end of its range
+ * (the guard's bounds, else 0 and %ntid.d - 1). False for counters and products with %tid. */
+static bool thread_range(const gr_affine_form *f, const gr_affine_bounds *g, gr_affine_form *lo,
+                         gr_affine_form *hi) {
+    *lo = form_const(f->constant);
+    *hi = *lo;
+    for (uint8_t i = 0; i < f->nterms; i++) {
+        const gr_affine_term *t = &f->terms[i];
+        int thread = -1;
+        for (int j = 0; j < t->degree; j++) {
+            uint32_t at = t->atoms[j];
+            if (at < ATOM_NTID) thread = (int)at;
+            else if (at >= ATOM_IV && !is_uniform_atom(at)) return false; /* a counter */
+            else if (is_uniform_atom(at) && (t->degree != 1 || t->coef > UNIFORM_COEF || t->coef < -UNIFORM_COEF))
+                return false; /* keep the sum far from 32-bit wrap-around (uniform.h) */
+        }
+        gr_affine_form term = form_const(0);
+        if (!add_term(&term, t)) return false;
+        if (thread < 0) { /* the same value at both ends */
+            gr_affine_form l = form_add(NULL, lo, &term, 1), h = form_add(NULL, hi, &term, 1);
+            *lo = l;
+            *hi = h;
+            if (!lo->known || !hi->known) return false;
+            continue;
+        }
+        if (t->degree != 1) return false;
+        int d = thread;
+        gr_affine_form least = form_const(g ? g->tid_min[d] : 0), most;
+        if (g && g->capped[d]) {
+            most = form_const(g->tid_cap[d]);
+            if (g->cap_atom[d]) {
+                gr_affine_form u = form_atom(g->cap_atom[d]);
+                most = form_add(NULL, &most, &u, 1);
+            }
+        } else {
+            gr_affine_form n = form_atom(ATOM_NTID + (uint32_t)d), one = form_const(-1);
+            most = form_add(NULL, &n, &one, 1);
+        }
+        gr_affine_form coef = form_const(t->coef);
+        gr_affine_form at_least = form_mul(NULL, &least, &coef), at_most = form_mul(NULL, &most, &coef);
+        gr_affine_form l = form_add(NULL, lo, t->coef > 0 ? &at_least : &at_most, 1);
+        gr_affine_form h = form_add(NULL, hi, t->coef > 0 ? &at_most : &at_least, 1);
+        *lo = l;
+        *hi = h;
+        if (!lo->known || !hi->known) return false;
+    }
+    return true;
+}
+
+/* Whether `f` is at least 0 whatever the launch and the block-uniform values: its extents'
+ * products are at least 1, block indices at least 0, uniform values anything. */
+static bool never_negative(const gr_affine_form *f) {
+    if (!f->known) return false;
+    int64_t least = f->constant;
+    for (uint8_t i = 0; i < f->nterms; i++) {
+        const gr_affine_term *t = &f->terms[i];
+        if (t->coef < 0) return false;
+        bool extents = true;
+        for (int j = 0; j < t->degree; j++) {
+            uint32_t at = t->atoms[j];
+            if (at >= ATOM_IV || at < ATOM_NTID) return false;
+            if (at >= ATOM_CTAID && at < ATOM_NCTAID) extents = false;
+        }
+        if (extents) least += t->coef;
+    }
+    return least >= 0;
+}
+
+/* Whether all bytes the threads of one block and epoch reach through `a` lie below all they
+ * reach through `b`, or above: the guards' bounds, block-uniform ones included, decide
+ * (s[tid] for tid < k against s[tid + k]). No launch condition is needed. */
+static bool apart_by_bounds(const gr_affine_form *a, uint32_t a_size, const gr_affine_bounds *a_guard,
+                            const gr_affine_form *b, uint32_t b_size, const gr_affine_bounds *b_guard) {
+    gr_affine_form alo, ahi, blo, bhi;
+    if (!thread_range(a, a_guard, &alo, &ahi) || !thread_range(b, b_guard, &blo, &bhi)) return false;
+    gr_affine_form a_end = form_const((int64_t)a_size), b_end = form_const((int64_t)b_size);
+    a_end = form_add(NULL, &ahi, &a_end, 1);
+    b_end = form_add(NULL, &bhi, &b_end, 1);
+    gr_affine_form below = form_add(NULL, &blo, &a_end, -1), above = form_add(NULL, &alo, &b_end, -1);
+    return never_negative(&below) || never_negative(&above);
+}
+
+/* When `f` lacks %tid.d, which `like` has with coefficient c, and its guard holds %tid.d at one
+ * value v, the thread making `f` is a thread at which `f + c*(%tid.d - v)` has the same value:
+ * the lifted form can be compared term by term. */
+static void lift_pinned(gr_affine_form *f, const gr_affine_bounds *g, const gr_affine_form *like) {
+    for (uint8_t i = 0; g && i < like->nterms; i++) {
+        const gr_affine_term *t = &like->terms[i];
+        if (t->degree != 1 || t->atoms[0] >= ATOM_NTID) continue;
+        uint32_t d = t->atoms[0];
+        if (!g->capped[d] || g->cap_atom[d] || g->tid_cap[d] != g->tid_min[d] || mentions(f, d)) continue;
+        gr_affine_form lifted = *f, term = form_const(0);
+        if (!add_term(&term, t)) continue;
+        lifted = form_add(NULL, &lifted, &term, 1);
+        if (!lifted.known || !coef_ok(t->coef * g->tid_cap[d])) continue;
+        lifted.constant -= t->coef * g->tid_cap[d];
+        lifted.base = f->base;
+        lifted.base_index = f->base_index;
+        *f = lifted;
+    }
+}
+
+static bool same_terms(const gr_affine_form *a, const gr_affine_form *b) {
+    if (a->nterms != b->nterms) return false;
+    for (uint8_t i = 0; i < a->nterms; i++)
+        if (term_order(&a->terms[i], &b->terms[i]) != 0 || a->terms[i].coef != b->terms[i].coef) return false;
+    return true;
+}
+
+/* Terms with a loop counter stand for any multiple of their coefficient: when two forms have
+ * the same other terms and every counter term and the difference of their constants are
+ * multiples of one g, both read "other terms + g*m + the first's constant" with one counter m
+ * of any integer value (the place-value proof never needs it to be at least 0). */
+static bool fold_counters(const gr_affine_form *a, const gr_affine_form *b, gr_affine_form *fa,
+                          gr_affine_form *fb) {
+    gr_affine_form rest[2];
+    int64_t g = 0;
+    uint32_t counter = UINT32_MAX;
+    const gr_affine_form *in[2] = {a, b};
+    for (int side = 0; side < 2; side++) {
+        rest[side] = *in[side];
+        rest[side].nterms = 0;
+        for (uint8_t i = 0; i < in[side]->nterms; i++) {
+            const gr_affine_term *t = &in[side]->terms[i];
+            bool has = false;
+            for (int j = 0; j < t->degree; j++)
+                has = has || (t->atoms[j] >= ATOM_IV && !is_uniform_atom(t->atoms[j]));
+            if (!has) {
+                if (!add_term(&rest[side], t)) return false;
+                continue;
+            }
+            if (t->degree != 1) return false;
+            g = gcd64(g, t->coef);
+            if (t->atoms[0] < counter) counter = t->atoms[0];
+        }
+    }
+    if (g == 0 || !same_terms(&rest[0], &rest[1]) || (b->constant - a->constant) % g != 0) return false;
+    gr_affine_term top = {.coef = g, .degree = 1, .atoms = {counter}};
+    if (!add_term(&rest[0], &top)) return false;
+    *fa = rest[0];
+    *fb = rest[0];
+    return true;
+}
+
+/* The proof for two forms with the same terms (below): place values, else regions. */
+static bool disjoint_like_terms(const gr_affine_form *a, uint32_t a_size, const gr_affine_bounds *a_guard,
+                                const gr_affine_form *b, uint32_t b_size, const gr_affine_bounds *b_guard,
+                                bool same_block, gr_affine_launch *c);
+
 bool gr_affine_disjoint(const gr_affine_form *a, uint32_t a_size, const gr_affine_bounds *a_guard,
                         const gr_affine_form *b, uint32_t b_size, const gr_affine_bounds *b_guard,
                         bool same_block, gr_affine_launch *c) {
     if (!a->known || !b->known || a->base != b->base || a->base_index != b->base_index) return false;
     if (a->base != (same_block ? GR_AFFINE_BASE_SHARED : GR_AFFINE_BASE_PARAM)) return false;
-    if (a->nterms != b->nterms) return false;
-    for (uint8_t i = 0; i < a->nterms; i++)
-        if (term_order(&a->terms[i], &b->terms[i]) != 0 || a->terms[i].coef != b->terms[i].coef) return false;
+    if (!same_block && (gr_affine_has_uniform(a) || gr_affine_has_uniform(b))) return false;
+    gr_affine_form la = *a, lb = *b, fa, fb;
+    if (same_block && !same_terms(a, b)) {
+        lift_pinned(&la, a_guard, b);
+        lift_pinned(&lb, b_guard, a);
+    }
+    if (same_terms(&la, &lb) && disjoint_like_terms(&la, a_size, a_guard, &lb, b_size, b_guard, same_block, c))
+        return true;
+    if (fold_counters(&la, &lb, &fa, &fb) &&
+        disjoint_like_terms(&fa, a_size, a_guard, &fb, b_size, b_guard, same_block, c))
+        return true;
+    return same_block && apart_by_bounds(a, a_size, a_guard, b, b_size, b_guard);
+}
+
+static bool disjoint_like_terms(const gr_affine_form *a, uint32_t a_size, const gr_affine_bounds *a_guard,
+                                const gr_affine_form *b, uint32_t b_size, const gr_affine_bounds *b_guard,
+                                bool same_block, gr_affine_launch *c) {
     gr_affine_launch cond;
     gr_affine_launch_any(&cond);
     digit digits[GR_AFFINE_MAX_TERMS];
@@ -946,19 +1224,22 @@ bool gr_affine_disjoint(const gr_affine_form *a, uint32_t a_size, const gr_affin
         const gr_affine_term *t = &a->terms[i];
         digit d = {.var = UINT32_MAX, .coef = t->coef < 0 ? -t->coef : t->coef, .range = -1};
         int varying = 0;
+        bool uniform = false;
         for (int j = 0; j < t->degree; j++) {
             uint32_t at = t->atoms[j];
             bool thread = at < ATOM_NTID || (!same_block && at >= ATOM_CTAID && at < ATOM_NCTAID);
-            bool counter = at >= ATOM_IV;
+            bool counter = at >= ATOM_IV && !is_uniform_atom(at);
             if (thread || counter) {
                 varying++;
                 d.var = at;
             } else if (at < ATOM_IV) {
                 d.launch[d.nlaunch++] = at; /* ntid, nctaid; ctaid inside one block */
+            } else {
+                uniform = true; /* of any sign: not a place value */
             }
         }
         if (varying == 0) continue; /* the same for both threads */
-        if (varying > 1) return false;
+        if (varying > 1 || uniform) return false;
         if (d.var < ATOM_IV) {
             if (seen[d.var]) return false;
             seen[d.var] = true;

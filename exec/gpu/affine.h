@@ -12,6 +12,10 @@
  * Forms are read flow-insensitively from the definitions of each register, which is sound for a
  * register with one definition (PTX from NVRTC) and for the counters above; a counter sampled
  * twice in one expression would be two different values, so such an expression is unknown.
+ * A caller that knows a register to be the same for every thread of a block within a barrier
+ * epoch (uniform.h) can make it an atom of its own: a block-uniform atom, which the proof takes
+ * as equal for the two threads it compares (they are of one block and one epoch) and which no
+ * proof between blocks accepts.
  * Integer arithmetic is taken without wrap-around: an index that overflows 32 bits moves the
  * address by a multiple of 4 GiB, which is what the callers' run-time bounds checks catch. */
 #ifndef GR_EXEC_GPU_AFFINE_H
@@ -66,11 +70,15 @@ gr_affine_form gr_affine_address(gr_affine_kernel *k, const ptx_insn *x);
 
 const gr_affine_array *gr_affine_array_at(const gr_affine_kernel *k, int32_t index);
 
-/* What predicate register `pred` holding `value` says about the thread: %tid.<*dim> >= *lower
- * (from a `setp` of %tid against a constant, its one definition). False when it says nothing
- * of that kind. */
-bool gr_affine_guard_bound(gr_affine_kernel *k, int32_t pred, bool value, uint32_t *dim,
-                           int64_t *lower);
+/* Makes each register r with uniform[r] set (an integer, not a pointer) a block-uniform atom;
+ * forms read before are forgotten. */
+bool gr_affine_set_uniform(gr_affine_kernel *k, const uint8_t *uniform);
+
+/* The number of registers of the kernel (register indices are below it). */
+int32_t gr_affine_register_count(const gr_affine_kernel *k);
+
+/* Whether a form mentions a block-uniform atom. */
+bool gr_affine_has_uniform(const gr_affine_form *f);
 
 /* `l = i ^ J` (xor.b32, J one bit below the sign) and a comparison of l with i. */
 typedef struct gr_affine_xor {
@@ -111,14 +119,26 @@ typedef struct gr_affine_launch {
 
 void gr_affine_launch_any(gr_affine_launch *c);
 
-/* What the branches an access sits behind say about the threads that make it. */
+/* What the branches an access sits behind say about the threads that make it. All zero: nothing. */
 typedef struct gr_affine_bounds {
-    int64_t tid_min[3]; /* %tid.x/y/z at least this (0: no bound) */
+    int64_t tid_min[3];  /* %tid.x/y/z at least this (0: no bound) */
+    bool capped[3];      /* %tid.d at most tid_cap[d], plus block-uniform atom cap_atom[d] if set */
+    int64_t tid_cap[3];
+    uint32_t cap_atom[3]; /* 0: none */
 } gr_affine_bounds;
 
+/* Narrows *b by what predicate register `pred` holding `value` says about the thread: its one
+ * definition a `setp` of %tid.d against a constant (either bound) or against a block-uniform
+ * value plus a constant (an upper bound). *uniform_setp is set to that setp when the bound read
+ * a block-uniform value, which the caller must know to be of the access's epoch (else NULL).
+ * False when it says nothing of that kind. */
+bool gr_affine_guard_narrow(gr_affine_kernel *k, int32_t pred, bool value, gr_affine_bounds *b,
+                            const ptx_insn **uniform_setp);
+
 /* Whether accesses of `a_size` bytes at `a` and `b_size` bytes at `b`, made by two different
- * threads (of one block when `same_block`, else of the grid), can never share a byte, both
- * forms having the same base; `a_guard`/`b_guard` (may be NULL) bound the threads making each.
+ * threads (of one block and one barrier epoch when `same_block`, else of the grid), can never
+ * share a byte, both forms having the same base; `a_guard`/`b_guard` (may be NULL) bound the
+ * threads making each.
  * True narrows `c` to the launches where that holds. */
 bool gr_affine_disjoint(const gr_affine_form *a, uint32_t a_size, const gr_affine_bounds *a_guard,
                         const gr_affine_form *b, uint32_t b_size, const gr_affine_bounds *b_guard,

@@ -7,6 +7,9 @@
  * writes keeps its check. */
 #include "exec/gpu/intervals.h"
 
+#include "exec/gpu/cfg.h"
+#include "exec/gpu/uniform.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,86 +131,33 @@ static void summarize(const ptx_module *m, fn_summary *sums) {
     }
 }
 
-typedef struct label_pos {
-    const char *name;
-    uint32_t node;
-} label_pos;
-
-static int label_cmp(const void *a, const void *b) {
-    return strcmp(((const label_pos *)a)->name, ((const label_pos *)b)->name);
-}
-
-/* One kernel's graph: its instructions in order, their kinds and branch targets. */
+/* One kernel's graph and what each node does to shared memory (node_kind). */
 typedef struct kernel_cfg {
-    uint32_t n;
-    const ptx_insn **insn;
+    gr_cfg cfg;
     uint8_t *kind;
-    uint32_t *target;  /* a branch's target node (n: past the end), else UINT32_MAX */
 } kernel_cfg;
 
 static void cfg_free(kernel_cfg *g) {
-    free(g->insn);
+    gr_cfg_free(&g->cfg);
     free(g->kind);
-    free(g->target);
 }
 
 /* False with *oom clear when the kernel must be left alone (an unsafe node, an unknown label). */
 static bool cfg_build(const ptx_module *m, const ptx_function *fn, const fn_summary *sums,
                       kernel_cfg *g, bool *oom) {
-    memset(g, 0, sizeof *g);
-    *oom = false;
-    uint32_t nlabels = 0;
-    for (int32_t k = 0; k < fn->nstmts; k++) {
-        if (fn->stmts[k].kind == PTX_STMT_INSN) g->n++;
-        if (fn->stmts[k].kind == PTX_STMT_LABEL) nlabels++;
-    }
-    size_t cells = g->n ? g->n : 1;
-    g->insn = malloc(cells * sizeof *g->insn);
-    g->kind = malloc(cells);
-    g->target = malloc(cells * sizeof *g->target);
-    label_pos *labels = malloc((nlabels ? nlabels : 1) * sizeof *labels);
-    if (!g->insn || !g->kind || !g->target || !labels) {
-        free(labels);
+    g->kind = NULL;
+    if (!gr_cfg_build(fn, &g->cfg, oom)) return false;
+    g->kind = malloc(g->cfg.n ? g->cfg.n : 1);
+    if (!g->kind) {
         *oom = true;
         return false;
     }
-    uint32_t node = 0, nl = 0;
-    for (int32_t k = 0; k < fn->nstmts; k++) {
-        if (fn->stmts[k].kind == PTX_STMT_LABEL) labels[nl++] = (label_pos){fn->stmts[k].text, node};
-        if (fn->stmts[k].kind != PTX_STMT_INSN) continue;
-        g->insn[node] = fn->stmts[k].insn;
-        g->kind[node] = (uint8_t)classify(m, fn->stmts[k].insn, sums);
-        g->target[node] = UINT32_MAX;
-        node++;
-    }
-    qsort(labels, nl, sizeof *labels, label_cmp);
     bool ok = true;
-    for (uint32_t i = 0; i < g->n && ok; i++) {
+    for (uint32_t i = 0; i < g->cfg.n; i++) {
+        g->kind[i] = (uint8_t)classify(m, g->cfg.insn[i], sums);
         if (g->kind[i] == NODE_UNSAFE) ok = false;
-        if (g->insn[i]->op != PTX_OP_BRA) continue;
-        const ptx_operand *t = g->insn[i]->noperands ? &g->insn[i]->operands[0] : NULL;
-        label_pos key = {t && t->kind == PTX_OPND_SYMBOL ? t->u.symbol : "", 0};
-        const label_pos *hit = bsearch(&key, labels, nl, sizeof *labels, label_cmp);
-        if (hit) g->target[i] = hit->node;
-        else ok = false;
     }
-    free(labels);
     return ok;
-}
-
-/* Successors of node i: a branch's target and, unless it always leaves that way, the next. */
-static uint32_t successors(const kernel_cfg *g, uint32_t i, uint32_t out[2]) {
-    const ptx_insn *x = g->insn[i];
-    bool guarded = x->guard_reg >= 0;
-    uint32_t n = 0;
-    if (x->op == PTX_OP_BRA) {
-        if (g->target[i] < g->n) out[n++] = g->target[i];
-        if (!guarded) return n;
-    } else if ((x->op == PTX_OP_RET || x->op == PTX_OP_EXIT || x->op == PTX_OP_TRAP) && !guarded) {
-        return 0;
-    }
-    if (i + 1 < g->n) out[n++] = i + 1;
-    return n;
 }
 
 /* How a node touches shared memory, for the private-access proof. */
@@ -292,12 +242,12 @@ static void walk_interval(const kernel_cfg *g, walk *w, uint32_t number, const u
         if (g->kind[v] == NODE_LOAD) w->loads[nloads++] = v;
         if (w->plain[v]) plain = true;
         if (g->kind[v] == NODE_ATOMIC) {
-            int size = ptx_insn_access_size(g->insn[v]);
+            int size = ptx_insn_access_size(g->cfg.insn[v]);
             atomic_size = atomic_size == 0 || atomic_size == size ? size : -1;
             w->atomics[natomics++] = v;
         }
         if (w->sa && w->sa[v].role != ROLE_NONE) w->accs[nacc++] = v;
-        uint32_t next[2], nn = successors(g, v, next);
+        uint32_t next[2], nn = gr_cfg_successors(&g->cfg, v, next);
         for (uint32_t k = 0; k < nn; k++)
             if (w->stamp[next[k]] != number + 1) w->stack[sp++] = next[k];
     }
@@ -315,40 +265,32 @@ static void walk_interval(const kernel_cfg *g, walk *w, uint32_t number, const u
     if (w->sa) check_pairs(w, nacc);
 }
 
-/* Each node's number of predecessors and one of them. */
-static void predecessors(const kernel_cfg *g, uint32_t *npred, uint32_t *pred) {
-    memset(npred, 0, (g->n ? g->n : 1) * sizeof *npred);
-    for (uint32_t i = 0; i < g->n; i++) {
-        uint32_t next[2], nn = successors(g, i, next);
-        for (uint32_t k = 0; k < nn; k++) {
-            if (k == 1 && next[1] == next[0]) break; /* a branch to the next node */
-            npred[next[k]]++;
-            pred[next[k]] = i;
-        }
-    }
-}
-
-static void note_guard(gr_affine_kernel *ak, int32_t pred_reg, bool value, gr_affine_bounds *out) {
-    uint32_t dim;
-    int64_t lower;
-    if (gr_affine_guard_bound(ak, pred_reg, value, &dim, &lower) && lower > out->tid_min[dim])
-        out->tid_min[dim] = lower;
+/* Narrows *out by a branch condition; a bound on a block-uniform value counts only when the
+ * setp read it in the epoch of node `at`. */
+static void note_guard(gr_affine_kernel *ak, gr_uniform *u, uint32_t at, int32_t pred_reg, bool value,
+                       gr_affine_bounds *out) {
+    gr_affine_bounds before = *out;
+    const ptx_insn *setp = NULL;
+    if (gr_affine_guard_narrow(ak, pred_reg, value, out, &setp) && setp &&
+        !(u && gr_uniform_current_def(u, at, setp)))
+        *out = before;
 }
 
 /* The bounds on %tid wherever node i runs: its own guard, and the conditions of the branches
  * along the chain of single predecessors above it (`if (tid >= d) ... s[tid - d]`). */
-static void guard_bounds(const kernel_cfg *g, gr_affine_kernel *ak, const uint32_t *npred,
-                         const uint32_t *pred, uint32_t i, gr_affine_bounds *out) {
+static void guard_bounds(const kernel_cfg *g, gr_affine_kernel *ak, gr_uniform *u,
+                         const uint32_t *npred, const uint32_t *pred, uint32_t i,
+                         gr_affine_bounds *out) {
     memset(out, 0, sizeof *out);
-    const ptx_insn *x = g->insn[i];
-    if (x->guard_reg >= 0) note_guard(ak, x->guard_reg, !x->guard_negated, out);
+    const ptx_insn *x = g->cfg.insn[i];
+    if (x->guard_reg >= 0) note_guard(ak, u, i, x->guard_reg, !x->guard_negated, out);
     uint32_t at = i;
     for (int steps = 0; steps < 512 && npred[at] == 1; steps++) {
         uint32_t p = pred[at];
-        const ptx_insn *b = g->insn[p];
-        if (b->op == PTX_OP_BRA && b->guard_reg >= 0 && g->target[p] != p + 1) {
-            bool taken = g->target[p] == at;
-            note_guard(ak, b->guard_reg, taken != b->guard_negated, out);
+        const ptx_insn *b = g->cfg.insn[p];
+        if (b->op == PTX_OP_BRA && b->guard_reg >= 0 && g->cfg.target[p] != p + 1) {
+            bool taken = g->cfg.target[p] == at;
+            note_guard(ak, u, i, b->guard_reg, taken != b->guard_negated, out);
         }
         at = p;
     }
@@ -357,7 +299,7 @@ static void guard_bounds(const kernel_cfg *g, gr_affine_kernel *ak, const uint32
 /* What node `x` does to shared memory (sa->role), and whether it is a candidate. */
 static void classify_shared(const ptx_module *m, const kernel_cfg *g, gr_affine_kernel *ak,
                             const fn_summary *sums, uint32_t i, shared_access *sa) {
-    const ptx_insn *x = g->insn[i];
+    const ptx_insn *x = g->cfg.insn[i];
     memset(sa, 0, sizeof *sa);
     gr_affine_launch_any(&sa->launch);
     sa->form.base = GR_AFFINE_BASE_UNKNOWN;
@@ -409,7 +351,7 @@ typedef struct flip_walk {
 
 static bool on_chain(const flip_walk *f, const ptx_insn *d) {
     for (int k = 0; k < f->n; k++)
-        if (f->g->insn[f->chain[k]] == d) return true;
+        if (f->g->cfg.insn[f->chain[k]] == d) return true;
     return false;
 }
 
@@ -451,7 +393,7 @@ static bool reads_current_flip(const flip_walk *f, int32_t r, int depth) {
  * coef*(i + J), and the two sides never share an index. */
 static void classify_flip(const kernel_cfg *g, gr_affine_kernel *ak, const uint32_t *npred,
                           const uint32_t *pred, uint32_t at, shared_access *sa) {
-    const ptx_insn *x = g->insn[at];
+    const ptx_insn *x = g->cfg.insn[at];
     if (sa->role == ROLE_NONE || (x->op != PTX_OP_LD && x->op != PTX_OP_ST) ||
         x->space != PTX_SPACE_SHARED)
         return;
@@ -462,10 +404,10 @@ static void classify_flip(const kernel_cfg *g, gr_affine_kernel *ak, const uint3
     bool found = false;
     for (uint32_t v = at; n < FLIP_CHAIN && npred[v] == 1 && !found; v = pred[v]) {
         uint32_t p = pred[v];
-        const ptx_insn *b = g->insn[p];
+        const ptx_insn *b = g->cfg.insn[p];
         chain[n++] = p;
-        if (guard_at < 0 && b->op == PTX_OP_BRA && b->guard_reg >= 0 && g->target[p] != p + 1 &&
-            gr_affine_xor_guard(ak, b->guard_reg, (g->target[p] == v) != b->guard_negated, &fact)) {
+        if (guard_at < 0 && b->op == PTX_OP_BRA && b->guard_reg >= 0 && g->cfg.target[p] != p + 1 &&
+            gr_affine_xor_guard(ak, b->guard_reg, (g->cfg.target[p] == v) != b->guard_negated, &fact)) {
             guard_at = n - 1;
             guard_pred = b->guard_reg;
             continue;
@@ -477,8 +419,8 @@ static void classify_flip(const kernel_cfg *g, gr_affine_kernel *ak, const uint3
     if (!found || setp_at < 0) return;
     int xor_at = n - 1;
     for (int k = 0; k < xor_at; k++) /* i and l stay as the xor and the setp saw them */
-        if (writes_reg(g->insn[chain[k]], fact.index_reg) ||
-            writes_reg(g->insn[chain[k]], fact.flipped_reg))
+        if (writes_reg(g->cfg.insn[chain[k]], fact.index_reg) ||
+            writes_reg(g->cfg.insn[chain[k]], fact.flipped_reg))
             return;
     flip_walk f = {g, ak, fact, chain, xor_at};
     const ptx_operand *addr = ptx_insn_address(x);
@@ -505,6 +447,15 @@ static void classify_flip(const kernel_cfg *g, gr_affine_kernel *ak, const uint3
                     arr->bytes >= sa->size;
 }
 
+/* An address read through block-uniform values of another epoch says nothing: forget it. */
+static void keep_current(const kernel_cfg *g, gr_uniform *u, uint32_t i, shared_access *sa) {
+    if (!gr_affine_has_uniform(&sa->form)) return;
+    const ptx_operand *a = ptx_insn_address(g->cfg.insn[i]);
+    if (a && a->addr_base == PTX_ADDR_REG && gr_uniform_current(u, i, a->addr_reg)) return;
+    sa->form.known = false;
+    sa->candidate = false;
+}
+
 static bool add_private(gr_quiet_loads *q, const gr_private_access *p) {
     if ((q->npriv & (q->npriv - 1)) == 0) { /* grow at powers of two */
         void *n = realloc(q->priv, (q->npriv ? 2u * q->npriv : 1u) * sizeof *q->priv);
@@ -520,13 +471,13 @@ static bool add_private(gr_quiet_loads *q, const gr_private_access *p) {
  * shared memory), and a kernel calling a function with a body is left alone. */
 static bool find_private_global(const ptx_module *m, const ptx_function *fn, const kernel_cfg *g,
                                 gr_affine_kernel *ak, gr_quiet_loads *q) {
-    uint32_t n = g->n;
+    uint32_t n = g->cfg.n;
     gr_affine_form *forms = malloc((n ? n : 1) * sizeof *forms);
     if (!forms) return false;
     uint32_t written = 0;
     bool usable = fn->nparams <= 32;
     for (uint32_t i = 0; i < n && usable; i++) {
-        const ptx_insn *x = g->insn[i];
+        const ptx_insn *x = g->cfg.insn[i];
         forms[i].base = GR_AFFINE_BASE_NONE;
         if (x->op == PTX_OP_CALL) {
             for (uint32_t k = 0; k < x->noperands; k++)
@@ -556,13 +507,13 @@ static bool find_private_global(const ptx_module *m, const ptx_function *fn, con
         bool ok = true;
         for (uint32_t i = 0; i < n && ok; i++) {
             if (forms[i].base != GR_AFFINE_BASE_PARAM || forms[i].base_index != (int32_t)p) continue;
-            uint32_t ci = ptx_opcode_class((ptx_opcode)g->insn[i]->op);
-            int si = ptx_insn_access_size(g->insn[i]);
+            uint32_t ci = ptx_opcode_class((ptx_opcode)g->cfg.insn[i]->op);
+            int si = ptx_insn_access_size(g->cfg.insn[i]);
             for (uint32_t j = i; j < n && ok; j++) {
                 if (forms[j].base != GR_AFFINE_BASE_PARAM || forms[j].base_index != (int32_t)p) continue;
-                uint32_t cj = ptx_opcode_class((ptx_opcode)g->insn[j]->op);
+                uint32_t cj = ptx_opcode_class((ptx_opcode)g->cfg.insn[j]->op);
                 if (!((ci | cj) & (PTX_OPC_WRITES | PTX_OPC_ATOMIC))) continue;
-                int sj = ptx_insn_access_size(g->insn[j]);
+                int sj = ptx_insn_access_size(g->cfg.insn[j]);
                 ok = si > 0 && sj > 0 &&
                      gr_affine_disjoint(&forms[i], (uint32_t)si, NULL, &forms[j], (uint32_t)sj, NULL,
                                         false, &launch[p]);
@@ -572,7 +523,7 @@ static bool find_private_global(const ptx_module *m, const ptx_function *fn, con
     }
     bool fine = true;
     for (uint32_t i = 0; i < n && fine && proven; i++) {
-        const ptx_insn *x = g->insn[i];
+        const ptx_insn *x = g->cfg.insn[i];
         if (forms[i].base != GR_AFFINE_BASE_PARAM || !(proven & (1u << forms[i].base_index))) continue;
         if ((x->op != PTX_OP_LD && x->op != PTX_OP_ST) || (x->sem != PTX_SEM_NONE && x->sem != PTX_SEM_WEAK))
             continue;
@@ -597,7 +548,7 @@ static bool find_private_global(const ptx_module *m, const ptx_function *fn, con
 static bool analyze_kernel(const ptx_module *m, const ptx_function *fn, const fn_summary *sums,
                            const kernel_cfg *g, gr_quiet_loads *q) {
     walk w = {0};
-    size_t cells = g->n ? g->n : 1;
+    size_t cells = g->cfg.n ? g->cfg.n : 1;
     w.stamp = calloc(cells, sizeof *w.stamp);
     /* a walk pushes its starts (at most 2) and at most 2 successors per node it expands */
     w.stack = malloc((2 * cells + 2) * sizeof *w.stack);
@@ -608,45 +559,52 @@ static bool analyze_kernel(const ptx_module *m, const ptx_function *fn, const fn
     w.plain = calloc(cells, 1);
     w.atomics = malloc(cells * sizeof *w.atomics);
     bool ok = w.stamp && w.stack && w.loads && w.accs && w.noisy && w.reached && w.plain && w.atomics;
-    for (uint32_t i = 0; ok && i < g->n; i++)
+    for (uint32_t i = 0; ok && i < g->cfg.n; i++)
         w.plain[i] = g->kind[i] == NODE_WRITE || g->kind[i] == NODE_LOAD ||
-                     (g->kind[i] != NODE_ATOMIC && reads_shared(m, g->insn[i], sums));
+                     (g->kind[i] != NODE_ATOMIC && reads_shared(m, g->cfg.insn[i], sums));
     gr_affine_kernel *ak = ok ? gr_affine_kernel_new(m, fn) : NULL;
     if (ak) {
         w.sa = malloc(cells * sizeof *w.sa);
         uint32_t *npred = malloc(cells * sizeof *npred), *pred = malloc(cells * sizeof *pred);
-        ok = w.sa && npred && pred;
-        if (ok) predecessors(g, npred, pred);
-        for (uint32_t i = 0; ok && i < g->n; i++) {
+        uint8_t *cut = malloc(cells);
+        ok = w.sa && npred && pred && cut;
+        if (ok) gr_cfg_predecessors(&g->cfg, npred, pred);
+        for (uint32_t i = 0; ok && i < g->cfg.n; i++) cut[i] = g->kind[i] == NODE_BARRIER;
+        gr_uniform *u = ok ? gr_uniform_find(&g->cfg, cut, npred, pred, ak) : NULL;
+        ok = ok && u;
+        for (uint32_t i = 0; ok && i < g->cfg.n; i++) {
             classify_shared(m, g, ak, sums, i, &w.sa[i]);
             if (w.sa[i].role == ROLE_NONE) continue;
-            guard_bounds(g, ak, npred, pred, i, &w.sa[i].guard);
+            guard_bounds(g, ak, u, npred, pred, i, &w.sa[i].guard);
             classify_flip(g, ak, npred, pred, i, &w.sa[i]);
+            keep_current(g, u, i, &w.sa[i]);
         }
+        gr_uniform_free(u);
+        free(cut);
         free(npred);
         free(pred);
     }
-    if (ok && g->n) {
+    if (ok && g->cfg.n) {
         uint32_t number = 0, entry = 0;
         walk_interval(g, &w, number++, &entry, 1);
-        for (uint32_t b = 0; b < g->n; b++) {
+        for (uint32_t b = 0; b < g->cfg.n; b++) {
             if (g->kind[b] != NODE_BARRIER) continue;
-            uint32_t next[2], nn = successors(g, b, next);
+            uint32_t next[2], nn = gr_cfg_successors(&g->cfg, b, next);
             walk_interval(g, &w, number++, next, nn);
         }
-        for (uint32_t i = 0; i < g->n; i++) {
+        for (uint32_t i = 0; i < g->cfg.n; i++) {
             if ((g->kind[i] != NODE_LOAD && g->kind[i] != NODE_ATOMIC) || !w.reached[i] || w.noisy[i])
                 continue;
-            uint32_t id = g->insn[i]->id;
+            uint32_t id = g->cfg.insn[i]->id;
             if (id >= q->nids) continue;
             q->bits[id >> 3] |= (uint8_t)(1u << (id & 7u));
             q->count++;
         }
-        for (uint32_t i = 0; w.sa && ok && i < g->n; i++) {
+        for (uint32_t i = 0; w.sa && ok && i < g->cfg.n; i++) {
             const shared_access *a = &w.sa[i];
-            if (!a->candidate || a->bad || w.stamp[i] == 0 || gr_quiet_load(q, g->insn[i]->id)) continue;
+            if (!a->candidate || a->bad || w.stamp[i] == 0 || gr_quiet_load(q, g->cfg.insn[i]->id)) continue;
             const gr_affine_array *arr = gr_affine_array_at(ak, a->form.base_index);
-            gr_private_access pa = {.id = g->insn[i]->id, .shared = true,
+            gr_private_access pa = {.id = g->cfg.insn[i]->id, .shared = true,
                                     .array_bytes = arr->bytes, .launch = a->launch};
             snprintf(pa.array, sizeof pa.array, "%s", arr->name);
             if (strlen(arr->name) < sizeof pa.array) ok = add_private(q, &pa);

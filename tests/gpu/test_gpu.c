@@ -851,6 +851,100 @@ Test(gpu_private, the_two_sides_of_a_bitonic_step_are_apart) {
     gr_quiet_loads_free(&q);
 }
 
+/* A tree reduction: `s[tid] += s[tid + k]` for tid < k, k halved right after each barrier. */
+static gr_quiet_loads tree_reduction(const char *loop_head, const char *guard, const char *after) {
+    char src[1400];
+    snprintf(src, sizeof src,
+             "extern \"C\" __global__ void k(const float *in, float *out, int n) {\n"
+             "  __shared__ float s[256];\n"
+             "  float acc = 0.f;\n"
+             "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
+             "    acc += in[i];\n"
+             "  s[threadIdx.x] = acc;\n"
+             "  __syncthreads();\n"
+             "  %s {\n"
+             "    if (%s) s[threadIdx.x] += s[threadIdx.x + k];\n"
+             "    %s\n"
+             "  }\n"
+             "  if (threadIdx.x == 0) atomicAdd(out, s[0]);\n"
+             "}\n",
+             loop_head, guard, after);
+    return quiet_analysis(src);
+}
+
+Test(gpu_private, a_tree_reductions_halves_are_apart_within_each_level) {
+    gr_quiet_loads q = tree_reduction("for (int k = blockDim.x / 2; k > 0; k >>= 1)", "threadIdx.x < k",
+                                      "__syncthreads();");
+    cr_expect_eq(count_private(&q, true), 5u,
+                 "the first store, the level's two loads and store, the last load");
+    uint32_t free_of_conditions = 0;
+    for (uint32_t i = 0; i < q.npriv; i++)
+        free_of_conditions += q.priv[i].shared && q.priv[i].launch.max_ntid[1] == UINT32_MAX;
+    cr_expect_eq(free_of_conditions, 1u, "s[tid + k] meets no write whatever the block's shape");
+    gr_quiet_loads_free(&q);
+}
+
+Test(gpu_private, a_reduction_level_without_its_own_barrier_keeps_the_checks) {
+    /* without a barrier per level, thread 0 of the next level reads what thread k/2 writes */
+    gr_quiet_loads q = tree_reduction("for (int k = blockDim.x / 2; k > 0; k >>= 1)", "threadIdx.x < k", "");
+    cr_expect_eq(count_private(&q, true), 3u, "the first store and the two loads of the own element");
+    gr_quiet_loads_free(&q);
+    /* tid <= k lets thread k write s[k], which thread 0 reads */
+    q = tree_reduction("for (int k = blockDim.x / 2; k > 0; k >>= 1)", "threadIdx.x <= k", "__syncthreads();");
+    cr_expect_eq(count_private(&q, true), 3u, "the level's store and s[tid + k] keep theirs");
+    gr_quiet_loads_free(&q);
+}
+
+Test(gpu_private, a_level_size_threads_may_disagree_on_keeps_the_checks) {
+    /* k read from shared memory: each thread's copy may differ */
+    gr_quiet_loads q = tree_reduction("for (int k = (int)s[0] & 255; k > 0; k >>= 1)", "threadIdx.x < k",
+                                      "__syncthreads();");
+    cr_expect_eq(count_private(&q, true), 3u, "the level's store and s[tid + k] keep theirs");
+    gr_quiet_loads_free(&q);
+    /* k halved by some threads only */
+    q = tree_reduction("for (int k = blockDim.x / 2; k > 0; )", "threadIdx.x < k",
+                       "__syncthreads(); if (threadIdx.x & 1) k >>= 1; else k >>= 2;");
+    cr_expect_eq(count_private(&q, true), 3u, "the level's store and s[tid + k] keep theirs");
+    gr_quiet_loads_free(&q);
+}
+
+/* A tiled transpose: each thread stores rows ty, ty + 8, ... of a 32 x 33 tile, a loop the
+ * compiler peels and unrolls into several registers and counters. */
+Test(gpu_private, the_rows_of_a_strided_tile_loop_are_private_while_the_block_fits) {
+    gr_quiet_loads q = quiet_analysis(
+        "extern \"C\" __global__ void k(const float *in, float *out, int n) {\n"
+        "  __shared__ float tile[32][33];\n"
+        "  int tiles = n / 32;\n"
+        "  for (int t = blockIdx.x; t < tiles * tiles; t += gridDim.x) {\n"
+        "    int bx = (t % tiles) * 32, by = (t / tiles) * 32;\n"
+        "    for (int j = threadIdx.y; j < 32; j += 8)\n"
+        "      tile[j][threadIdx.x] = in[(by + j) * n + bx + threadIdx.x];\n"
+        "    __syncthreads();\n"
+        "    for (int j = threadIdx.y; j < 32; j += 8)\n"
+        "      out[(bx + j) * n + by + threadIdx.x] = tile[threadIdx.x][j];\n"
+        "    __syncthreads();\n"
+        "  }\n"
+        "}\n");
+    cr_expect_eq(count_private(&q, true), 7u, "the three peeled stores and the four unrolled ones");
+    for (uint32_t i = 0; i < q.npriv; i++) {
+        if (!q.priv[i].shared) continue;
+        cr_expect_eq(q.priv[i].launch.max_ntid[0], 33u, "a row holds 33 floats");
+        cr_expect_eq(q.priv[i].launch.max_ntid[1], 8u, "rows ty + 8m: 8 rows of threads apart");
+    }
+    gr_quiet_loads_free(&q);
+    /* with a step of 4 rows, thread rows 0 and 4 meet while 8 rows of threads run */
+    q = quiet_analysis(
+        "extern \"C\" __global__ void k(const float *in) {\n"
+        "  __shared__ float tile[32][33];\n"
+        "  for (int j = threadIdx.y; j < 32; j += 4) tile[j][threadIdx.x] = in[j * 32 + threadIdx.x];\n"
+        "  __syncthreads();\n"
+        "  if (tile[threadIdx.x][threadIdx.y] < 0.f) __trap();\n"
+        "}\n");
+    for (uint32_t i = 0; i < q.npriv; i++)
+        if (q.priv[i].shared) cr_expect_leq(q.priv[i].launch.max_ntid[1], 4u);
+    gr_quiet_loads_free(&q);
+}
+
 Test(gpu_private, a_call_that_writes_shared_memory_keeps_the_check) {
     gr_quiet_loads q = quiet_analysis(
         "__device__ __noinline__ void put(int *p, int v) { *p = v; }\n"
