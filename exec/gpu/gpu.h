@@ -37,6 +37,7 @@ typedef struct gr_gpu_options {
     bool hook_accesses;    /* hook memory accesses (false only to measure what the rest costs) */
     bool hook_sync;        /* hook barriers, warp syncs, fences, exits (false: measuring only) */
     bool coverage;         /* one coverage byte per basic block (launch result block_hits) */
+    bool cold_calls;       /* a private shared access's out-of-line check calls the hook */
     bool step_budget;      /* backward-branch budget: a spinning kernel traps (`hang`) */
     bool skip_nc_loads;    /* leave ld.global.nc (read-only data) unchecked */
     bool skip_readonly_loads; /* skip loads of parameter buffers no thread writes (readonly.h) */
@@ -115,6 +116,7 @@ typedef struct gr_gpu_prep_stats {
     uint32_t private_accesses;   /* loads and stores no other thread can touch, behind a guard */
     uint32_t accesses;           /* access hooks left (read-only ones included) */
     uint32_t inline_sites;       /* of those, checked inline (the hook only on the slow path) */
+    uint32_t cold_calls;         /* private shared accesses whose out-of-line check is a call */
     uint32_t inline_barriers;    /* barrier hooks done inline (simple_sync modules) */
     bool simple_sync;            /* no hook can make a block or warp irregular, split or tainted
                                   * (inline_access.h, gr_gpu_inline_module) */

@@ -385,10 +385,17 @@ Test(gpu_readonly, guarded_checks_sit_out_of_line_with_their_own_context) {
     cr_assert(guard && ret && check);
     cr_expect(guard < ret && ret < check, "the check of in[i] follows the kernel's last ret");
     cr_expect(strstr(check, "bra $gr_ro_0;") != NULL, "and branches back");
-    size_t cold = count_of(ptx, "$gr_rk_") / 2 + count_of(ptx, "$gr_pk_") / 2;
-    cr_expect_geq(cold, 2u, "in[i] and the private s[threadIdx.x] = acc");
-    /* the prologue, each out-of-line check, the barrier before the tree's loop */
-    cr_expect_eq(count_of(ptx, "mov.u32 %gr_iu0, %tid.z;"), 1u + cold + 1u);
+    size_t inline_cold = count_of(ptx, "$gr_rk_") / 2, call_cold = count_of(ptx, "$gr_pk_") / 2;
+    cr_expect_eq(inline_cold, 1u, "in[i]");
+    cr_expect_eq(call_cold, 5u, "the private shared accesses: the tree's and the first store");
+    cr_expect_eq(st.cold_calls, 5u);
+    const char *shared_check = strstr(ptx, "$gr_pk_0:");
+    cr_assert(shared_check);
+    const char *call = strstr(shared_check, "__gr_hook_access,");
+    const char *back = strstr(shared_check, "bra $gr_pv_0;");
+    cr_expect(call && back && call < back, "a private shared access's cold path calls the hook");
+    /* the prologue, the inline out-of-line check, the barrier before the tree's loop */
+    cr_expect_eq(count_of(ptx, "mov.u32 %gr_iu0, %tid.z;"), 1u + inline_cold + 1u);
     free(ptx);
 }
 
