@@ -22,7 +22,8 @@ enum {
 #define BASE_BOTTOM 0xffu /* fixed point: no definition seen yet */
 #define COEF_LIMIT ((int64_t)1 << 40)
 #define EVAL_BUDGET 200000u
-#define UNIFORM_COEF 1024 /* block-uniform atoms are below 2^20 (uniform.h): products stay below 2^30 */
+/* Block-uniform atoms are below 2^20 (uniform.h): with these coefficients, below 2^30. */
+#define UNIFORM_COEF 1024
 
 typedef enum reg_state { REG_NEW, REG_VISITING, REG_DONE } reg_state;
 
@@ -842,7 +843,8 @@ bool gr_affine_atom_is_counter(const gr_affine_kernel *k, uint32_t atom) { retur
 
 bool gr_affine_set_uniform(gr_affine_kernel *k, const uint8_t *uniform) {
     for (int32_t r = 0; r < k->nregs; r++)
-        k->uniform[r] = uniform[r] && k->base[r] == GR_AFFINE_BASE_NONE && is_integer(k->fn->regs[r].type);
+        k->uniform[r] = uniform[r] && k->base[r] == GR_AFFINE_BASE_NONE &&
+                        is_integer(k->fn->regs[r].type);
     memset(k->state, REG_NEW, (size_t)k->nregs + 1);
     k->budget = EVAL_BUDGET;
     return true;
@@ -1057,7 +1059,8 @@ static bool thread_range(const gr_affine_form *f, const gr_affine_bounds *g, gr_
             uint32_t at = t->atoms[j];
             if (at < ATOM_NTID) thread = (int)at;
             else if (at >= ATOM_IV && !is_uniform_atom(at)) return false; /* a counter */
-            else if (is_uniform_atom(at) && (t->degree != 1 || t->coef > UNIFORM_COEF || t->coef < -UNIFORM_COEF))
+            else if (is_uniform_atom(at) &&
+                     (t->degree != 1 || t->coef > UNIFORM_COEF || t->coef < -UNIFORM_COEF))
                 return false; /* keep the sum far from 32-bit wrap-around (uniform.h) */
         }
         gr_affine_form term = form_const(0);
@@ -1083,7 +1086,8 @@ static bool thread_range(const gr_affine_form *f, const gr_affine_bounds *g, gr_
             most = form_add(NULL, &n, &one, 1);
         }
         gr_affine_form coef = form_const(t->coef);
-        gr_affine_form at_least = form_mul(NULL, &least, &coef), at_most = form_mul(NULL, &most, &coef);
+        gr_affine_form at_least = form_mul(NULL, &least, &coef);
+        gr_affine_form at_most = form_mul(NULL, &most, &coef);
         gr_affine_form l = form_add(NULL, lo, t->coef > 0 ? &at_least : &at_most, 1);
         gr_affine_form h = form_add(NULL, hi, t->coef > 0 ? &at_most : &at_least, 1);
         *lo = l;
@@ -1134,7 +1138,8 @@ static void lift_pinned(gr_affine_form *f, const gr_affine_bounds *g, const gr_a
         const gr_affine_term *t = &like->terms[i];
         if (t->degree != 1 || t->atoms[0] >= ATOM_NTID) continue;
         uint32_t d = t->atoms[0];
-        if (!g->capped[d] || g->cap_atom[d] || g->tid_cap[d] != g->tid_min[d] || mentions(f, d)) continue;
+        if (!g->capped[d] || g->cap_atom[d] || g->tid_cap[d] != g->tid_min[d] || mentions(f, d))
+            continue;
         gr_affine_form lifted = *f, term = form_const(0);
         if (!add_term(&term, t)) continue;
         lifted = form_add(NULL, &lifted, &term, 1);

@@ -919,16 +919,15 @@ Test(gpu_private, a_level_size_threads_may_disagree_on_keeps_the_checks) {
  * compiler peels and unrolls into several registers and counters. */
 Test(gpu_private, the_rows_of_a_strided_tile_loop_are_private_while_the_block_fits) {
     gr_quiet_loads q = quiet_analysis(
-        "extern \"C\" __global__ void k(const float *in, float *out, int n) {\n"
-        "  __shared__ float tile[32][33];\n"
-        "  int tiles = n / 32;\n"
-        "  for (int t = blockIdx.x; t < tiles * tiles; t += gridDim.x) {\n"
-        "    int bx = (t % tiles) * 32, by = (t / tiles) * 32;\n"
-        "    for (int j = threadIdx.y; j < 32; j += 8)\n"
-        "      tile[j][threadIdx.x] = in[(by + j) * n + bx + threadIdx.x];\n"
+        "extern \"C\" __global__ void k(const float *src, float *dst, int width, int rounds) {\n"
+        "  __shared__ float buf[32][33];\n"
+        "  for (int r = 0; r < rounds; r++) {\n"
+        "    int col = (blockIdx.x + r) % 4 * 32 + threadIdx.x;\n"
+        "    for (int row = threadIdx.y; row < 32; row += 8)\n"
+        "      buf[row][threadIdx.x] = src[(r * 32 + row) * width + col];\n"
         "    __syncthreads();\n"
-        "    for (int j = threadIdx.y; j < 32; j += 8)\n"
-        "      out[(bx + j) * n + by + threadIdx.x] = tile[threadIdx.x][j];\n"
+        "    for (int row = threadIdx.y; row < 32; row += 8)\n"
+        "      dst[(col - threadIdx.x + row) * width + r * 32 + threadIdx.x] = buf[threadIdx.x][row];\n"
         "    __syncthreads();\n"
         "  }\n"
         "}\n");
