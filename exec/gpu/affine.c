@@ -518,7 +518,7 @@ static int64_t gcd64(int64_t a, int64_t b) {
 /* `r`'s definitions as alternatives that differ only in their constants (a loop peeled by hand
  * or by the compiler: `j = ty`, `j = ty + 8`, ...): the least constant plus a multiple of their
  * differences' gcd, the multiple a counter of r's own. */
-static gr_affine_form try_alternatives(gr_affine_kernel *k, int32_t r, bool *tainted) {
+static gr_affine_form try_alternatives(gr_affine_kernel *k, int32_t r) {
     gr_affine_form unknown = form_unknown(k->base[r], k->base_index[r]), first = unknown;
     int64_t least = 0, step = 0;
     for (uint32_t d = k->def_first[r]; d < k->def_first[r + 1]; d++) {
@@ -541,7 +541,6 @@ static gr_affine_form try_alternatives(gr_affine_kernel *k, int32_t r, bool *tai
         step = gcd64(step, constant - first.constant);
         if (constant < least) least = constant;
     }
-    (void)tainted; /* a definition that depends on a trial was refused above */
     first.constant = least;
     if (step == 0) return first;
     gr_affine_form counter = form_atom(ATOM_IV + (uint32_t)r), scale = form_const(step);
@@ -575,7 +574,7 @@ static gr_affine_form eval_reg(gr_affine_kernel *k, int32_t r, bool *tainted) {
     k->state[r] = REG_VISITING;
     if (ndefs == 1) f = eval_def(k, k->defs[k->def_first[r]], r, &mine);
     else if (ndefs == 2) f = try_induction(k, r, &mine);
-    if (!f.known && ndefs >= 2) f = try_alternatives(k, r, &mine);
+    if (!f.known && ndefs >= 2) f = try_alternatives(k, r); /* refuses what a trial taints */
     if (f.known) {
         f.base = k->base[r];
         f.base_index = k->base_index[r];
