@@ -141,7 +141,8 @@ typedef struct gr_launch {
     const gr_launch_arg *args;    /* one per kernel parameter, in order */
     int nargs;
     gr_schedule schedule;
-    uint64_t step_budget;         /* thread-instructions before `hang`; 0: 200 million */
+    uint64_t step_budget;         /* thread-instructions before `hang`; 0: 200 million, or
+                                   * 20,000 per launched thread when that is more (sim) */
     bool detect;                  /* attach a race detector (findings of class race) */
     gr_detector_kind detector;    /* which one (oracle/detector.h): FSM or HB */
     gr_warp_model warp_model;     /* ITS or LOCKSTEP (oracle/detector.h) */

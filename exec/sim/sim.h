@@ -19,4 +19,9 @@ ptx_space gr_sim_space_of(uint64_t generic_addr);
 /* Resident-thread limit: blocks beyond it start when earlier blocks finish (as on a GPU). */
 enum { GR_SIM_MAX_RESIDENT_THREADS = 16384, GR_SIM_MAX_SHARED_BYTES = 227 * 1024 };
 
+/* The step budget when a launch gives none: 200 million thread-instructions, or this many per
+ * launched thread when that is more, so a big launch that terminates is not taken for a hang. */
+#define GR_SIM_DEFAULT_BUDGET 200000000ull
+#define GR_SIM_STEPS_PER_THREAD 20000ull
+
 #endif

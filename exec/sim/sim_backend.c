@@ -190,9 +190,17 @@ static bool run_once(sim_backend *be, const gr_launch *L, gr_detector_kind detec
     r->res = out;
     r->err = err;
     r->max_findings = L->max_findings ? L->max_findings : 64;
-    r->budget = L->step_budget ? L->step_budget : 200000000ull;
+    r->budget = L->step_budget ? L->step_budget : GR_SIM_DEFAULT_BUDGET;
     r->rng = L->schedule.seed ^ 0x5deece66dull;
     bool ok = validate(r, L, err);
+    if (ok && !L->step_budget) {
+        /* the default scales with the launch: a big terminating launch is no hang */
+        uint64_t threads = (uint64_t)r->nthreads * r->nblocks_total;
+        if (threads > GR_SIM_DEFAULT_BUDGET / GR_SIM_STEPS_PER_THREAD)
+            r->budget = threads > UINT64_MAX / GR_SIM_STEPS_PER_THREAD
+                            ? UINT64_MAX
+                            : threads * GR_SIM_STEPS_PER_THREAD;
+    }
     if (ok) {
         out->nblocks = be->prog.nblocks;
         out->block_hits = calloc((size_t)be->prog.nblocks + 1, sizeof(uint64_t));

@@ -72,6 +72,28 @@ Test(sim_errors, barrier_divergence) {
     }
 }
 
+/* Without a budget of its own, a launch gets 200 million thread-instructions or 20,000 per
+ * thread, whichever is more: 65,536 threads of about 4,000 instructions each terminate. */
+Test(sim_errors, big_terminating_launch_is_no_hang, .timeout = 120) {
+    simt t;
+    simt_open(&t, "misc.cu", false);
+    uint64_t out = simt_buf(&t, NULL, 65536 * sizeof(unsigned));
+    simt_arg_ptr(&t, out);
+    simt_arg_i32(&t, 800);
+    cr_assert_eq(simt_run(&t, "long_walk", D3(256, 1, 1), D3(256, 1, 1), 0), GR_EXEC_OK,
+                 "reported as a hang after %llu thread-instructions",
+                 (unsigned long long)t.res.thread_instructions);
+    cr_assert_gt(t.res.thread_instructions, 200000000ull, "the launch must exceed the old budget");
+    unsigned got[4];
+    simt_read(&t, out + 4 * 1000, got, sizeof got);
+    for (unsigned k = 0; k < 4; k++) {
+        unsigned x = (1000 + k) | 1u;
+        for (int it = 0; it < 800; it++) x = (x & 1u) ? 3u * x + 1u : x >> 1;
+        cr_expect_eq(got[k], x, "out[%u]", 1000 + k);
+    }
+    simt_close(&t);
+}
+
 Test(sim_errors, hang_and_trap) {
     FOR_MODES {
         simt t;

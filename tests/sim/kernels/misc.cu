@@ -24,3 +24,12 @@ extern "C" __global__ void hello(int n) {
     if (threadIdx.x < 2) printf("thread %d of %d: %s %.2f %ld\n", threadIdx.x, n, "ok", 0.5 * n,
                                 (long)n * 1000000000L);
 }
+
+// A long but terminating loop per thread: a collatz-style walk with a fixed trip count (the
+// optimizer cannot fold it), so a big launch executes far more than 200 million instructions.
+extern "C" __global__ void long_walk(unsigned *out, int iters) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned x = i | 1u;
+    for (int k = 0; k < iters; k++) x = (x & 1u) ? 3u * x + 1u : x >> 1;
+    out[i] = x;
+}
