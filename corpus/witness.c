@@ -169,6 +169,9 @@ bool gr_witness_to_json(const gr_witness *w, gr_strbuf *out, gr_error *err) {
             if (f->space) json_object_set_new(o, "space", json_string(f->space));
             if (f->has_address) json_object_set_new(o, "address", hex64(f->address));
             if (f->message) json_object_set_new(o, "message", json_string(f->message));
+            if (f->object) json_object_set_new(o, "object", json_string(f->object));
+            if (f->object && f->element >= 0) json_object_set_new(o, "element", json_integer(f->element));
+            if (f->size) json_object_set_new(o, "size", json_integer(f->size));
             json_t *acc = json_array();
             for (int k = 0; k < f->naccesses && k < 2; k++) {
                 const gr_witness_access *a = &f->accesses[k];
@@ -543,12 +546,23 @@ static bool load_findings(loader *l, json_t *root, gr_witness *w) {
         snprintf(p, sizeof p, "findings[%d]", i);
         json_t *f = json_array_get(fs, (size_t)i);
         gr_witness_finding *wf = &w->findings[i];
-        static const char *const keys[] = {"class", "kind", "space", "signature", "address", "message", "accesses", NULL};
+        static const char *const keys[] = {"class", "kind", "space", "signature", "address", "message", "object", "element",
+                                           "size", "accesses", NULL};
+        wf->element = -1;
         if (!json_is_object(f)) return bad(l, p, "expected an object");
         if (!only_keys(l, p, f, keys) || !get_string(l, f, p, "class", &wf->cls) || !get_opt_string(l, f, p, "kind", &wf->kind) ||
             !get_opt_string(l, f, p, "space", &wf->space) || !get_u64(l, f, p, "signature", &wf->signature) ||
-            !get_opt_string(l, f, p, "message", &wf->message))
+            !get_opt_string(l, f, p, "message", &wf->message) || !get_opt_string(l, f, p, "object", &wf->object))
             return false;
+        int64_t v;
+        if (json_object_get(f, "element")) {
+            if (!get_int(l, f, p, "element", 0, INT64_MAX, &v)) return false;
+            wf->element = v;
+        }
+        if (json_object_get(f, "size")) {
+            if (!get_int(l, f, p, "size", 1, UINT32_MAX, &v)) return false;
+            wf->size = (uint32_t)v;
+        }
         static const char *const classes[] = {"race", "barrier-divergence", "out-of-bounds", "hang", "fault", NULL};
         bool known = false;
         for (int k = 0; classes[k]; k++) known |= strcmp(wf->cls, classes[k]) == 0;
@@ -696,6 +710,7 @@ void gr_witness_free(gr_witness *w) {
         free(f->kind);
         free(f->space);
         free(f->message);
+        free(f->object);
         for (int k = 0; k < 2; k++) {
             free(f->accesses[k].file);
             free(f->accesses[k].kind);

@@ -36,6 +36,9 @@ typedef struct gr_witness_finding {
     bool has_address;
     uint64_t address;
     char *message;    /* may be NULL */
+    char *object;     /* the buffer or variable the address lies in, or NULL */
+    int64_t element;  /* element index into `object`; -1 when unknown */
+    uint32_t size;    /* bytes accessed; 0 when unknown */
     gr_witness_access accesses[2];
     int naccesses;    /* 0..2 */
 } gr_witness_finding;

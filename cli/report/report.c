@@ -101,6 +101,7 @@ gr_report_finding *gr_report_add(gr_report *r, const gr_report_finding *f, gr_er
             g->differences = gr_report_strdup(r, f->differences);
         if (!g->witness && f->witness) g->witness = gr_report_strdup(r, f->witness);
         if (!g->reproducer && f->reproducer) g->reproducer = gr_report_strdup(r, f->reproducer);
+        if (!g->note && f->note) g->note = gr_report_strdup(r, f->note);
         return g;
     }
     if (r->nfindings == r->cap) {
@@ -126,6 +127,11 @@ gr_report_finding *gr_report_add(gr_report *r, const gr_report_finding *f, gr_er
     g->reproducer = gr_report_strdup(r, f->reproducer);
     g->kernel = gr_report_strdup(r, kernel);
     g->suppressed_by = gr_report_strdup(r, f->suppressed_by);
+    g->note = gr_report_strdup(r, f->note);
+    g->launch.schedule = gr_report_strdup(r, f->launch.schedule);
+    g->launch.backend = gr_report_strdup(r, f->launch.backend);
+    g->launch.detector = gr_report_strdup(r, f->launch.detector);
+    g->launch.warp_model = gr_report_strdup(r, f->launch.warp_model);
     bool ok = copy_access(r, &g->primary, &f->primary);
     if (f->has_secondary) ok = copy_access(r, &g->secondary, &f->secondary) && ok;
     else memset(&g->secondary, 0, sizeof g->secondary);

@@ -81,6 +81,16 @@ typedef struct gr_report_access {
     gr_report_thread thread;
 } gr_report_access;
 
+typedef struct gr_report_launch {
+    bool known;
+    gr_report_dim3 grid, block;
+    uint32_t shared_bytes;   /* dynamic shared memory */
+    const char *schedule;    /* "rr:8", "random:42", ... or NULL */
+    const char *backend;     /* "sim", "gpu" or NULL */
+    const char *detector;    /* "fsm", "hb" or NULL */
+    const char *warp_model;  /* "its", "lockstep" or NULL */
+} gr_report_launch;
+
 typedef struct gr_report_finding {
     gr_report_class cls;
     gr_report_severity severity;
@@ -106,20 +116,17 @@ typedef struct gr_report_finding {
     const char *reproducer;      /* reproducer .cu path, or NULL */
     const char *kernel;          /* kernel name (defaults to the report's) */
     uint64_t count;              /* occurrences; 0 counts as 1 when added */
+    /* The launch that showed this finding (launch.known false: the report's launch applies). */
+    gr_report_launch launch;
+    /* Replays of the saved witness: `reproduced` of `replays` runs showed the finding again
+     * (replays 0: not replayed). A finding that did not reproduce is still reported. */
+    int replays, reproduced;
+    const char *note;            /* one line the user must read: e.g. why it was not saved */
     /* Set by suppression (cli/report/suppress.h); suppressed findings are not rendered. */
     bool suppressed;
     const char *suppressed_by;   /* "source comment at f.cu:12", "suppressions.txt:3" */
 } gr_report_finding;
 
-typedef struct gr_report_launch {
-    bool known;
-    gr_report_dim3 grid, block;
-    uint32_t shared_bytes;   /* dynamic shared memory */
-    const char *schedule;    /* "rr:8", "random:42", ... or NULL */
-    const char *backend;     /* "sim", "gpu" or NULL */
-    const char *detector;    /* "fsm", "hb" or NULL */
-    const char *warp_model;  /* "its", "lockstep" or NULL */
-} gr_report_launch;
 
 typedef struct gr_report {
     gr_arena arena;          /* all strings and inlined-at arrays */
@@ -133,6 +140,9 @@ typedef struct gr_report {
     gr_report_finding *findings;
     size_t nfindings, cap;
     uint64_t dropped;         /* findings the backend dropped over its limit */
+    /* Why the run could not do its whole job (interrupted, workers dead, findings that could
+     * not be saved), in words; NULL when it did. Rendered in every format. */
+    const char *problem;
 } gr_report;
 
 void gr_report_init(gr_report *r);

@@ -96,6 +96,14 @@ static json_t *finding_json(const gr_report *r, const gr_report_finding *f) {
     set_str(o, "differences", f->differences);
     set_str(o, "witness", f->witness);
     set_str(o, "reproducer", f->reproducer);
+    if (f->launch.known) json_object_set_new(o, "launch", gr_report_launch_json(&f->launch));
+    if (f->replays > 0) {
+        json_t *rep = json_object();
+        json_object_set_new(rep, "replays", json_integer(f->replays));
+        json_object_set_new(rep, "reproduced", json_integer(f->reproduced));
+        json_object_set_new(o, "reproduction", rep);
+    }
+    set_str(o, "note", f->note);
     set_str(o, "kernel", f->kernel ? f->kernel : r->kernel);
     json_object_set_new(o, "count", json_integer((json_int_t)f->count));
     char fp[17];
@@ -132,6 +140,10 @@ bool gr_report_render_json(const gr_report *r, gr_strbuf *out, gr_error *err) {
     json_object_set_new(summary, "suppressed", json_integer((json_int_t)c.suppressed));
     json_object_set_new(summary, "dropped", json_integer((json_int_t)r->dropped));
     json_object_set_new(doc, "summary", summary);
+    json_t *run = json_object();
+    json_object_set_new(run, "complete", json_boolean(r->problem == NULL));
+    set_str(run, "problem", r->problem);
+    json_object_set_new(doc, "run", run);
     char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (!text) return gr_fail(err, GR_ERR_NOMEM, "out of memory while rendering JSON");

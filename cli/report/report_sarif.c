@@ -273,6 +273,12 @@ static json_t *result_json(const gr_report *r, const gr_report_finding *f, const
     if (f->reproducer) json_object_set_new(props, "reproducer", json_string(f->reproducer));
     const char *kernel = f->kernel ? f->kernel : r->kernel;
     if (kernel) json_object_set_new(props, "kernel", json_string(kernel));
+    if (f->launch.known) json_object_set_new(props, "launch", gr_report_launch_json(&f->launch));
+    if (f->replays > 0) {
+        json_object_set_new(props, "replays", json_integer(f->replays));
+        json_object_set_new(props, "reproduced", json_integer(f->reproduced));
+    }
+    if (f->note) json_object_set_new(props, "note", json_string(f->note));
     json_object_set_new(res, "properties", props);
     return res;
 }
@@ -302,6 +308,14 @@ bool gr_report_render_sarif(const gr_report *r, const gr_report_sarif_options *o
     gr_report_counts c = gr_report_count(r);
     json_object_set_new(props, "suppressed", json_integer((json_int_t)c.suppressed));
     json_object_set_new(run, "properties", props);
+    /* code scanning shows a failed invocation: a run that did not do its whole job says so */
+    json_t *inv = json_object();
+    json_object_set_new(inv, "executionSuccessful", json_boolean(r->problem == NULL));
+    if (r->problem) {
+        json_t *note = json_pack("{s:s, s:{s:s}}", "level", "error", "message", "text", r->problem);
+        json_object_set_new(inv, "toolExecutionNotifications", json_pack("[o]", note));
+    }
+    json_object_set_new(run, "invocations", json_pack("[o]", inv));
 
     json_t *doc = json_object();
     json_object_set_new(doc, "$schema", json_string("https://json.schemastore.org/sarif-2.1.0.json"));

@@ -156,8 +156,8 @@ static void render_finding(text_ctx *t, const gr_report *r, const gr_report_find
     if (f->synchronization) gr_strbuf_appendf(o, "  = cause: %s\n", f->synchronization);
     if (f->severity == GR_SEVERITY_WARNING && f->is_volatile)
         gr_strbuf_append(o, "  = note: both accesses are volatile: ordered by fences, but not atomic\n");
-    if (r->launch.known) {
-        const gr_report_launch *L = &r->launch;
+    if (f->launch.known || r->launch.known) {
+        const gr_report_launch *L = f->launch.known ? &f->launch : &r->launch;
         gr_strbuf_appendf(o, "  = launch: grid (%u,%u,%u), block (%u,%u,%u), %u bytes dynamic shared memory",
                           L->grid.x, L->grid.y, L->grid.z, L->block.x, L->block.y, L->block.z,
                           L->shared_bytes);
@@ -173,6 +173,10 @@ static void render_finding(text_ctx *t, const gr_report *r, const gr_report_find
             p += len + (nl ? 1 : 0);
         }
     }
+    if (f->replays > 0)
+        gr_strbuf_appendf(o, "  = reproduced: in %d of %d replay%s of the witness\n", f->reproduced,
+                          f->replays, f->replays == 1 ? "" : "s");
+    if (f->note) gr_strbuf_appendf(o, "  = note: %s\n", f->note);
     if (f->witness) gr_strbuf_appendf(o, "  = witness: %s\n", f->witness);
     if (f->reproducer) gr_strbuf_appendf(o, "  = reproducer: %s\n", f->reproducer);
     if (f->count > 1) gr_strbuf_appendf(o, "  = seen %" PRIu64 " times\n", f->count);
@@ -201,6 +205,12 @@ void gr_report_render_summary(const gr_report *r, bool color, gr_strbuf *out) {
         gr_strbuf_appendf(out, ", %" PRIu64 " more dropped over the backend's limit", r->dropped);
     if (r->kernel) gr_strbuf_appendf(out, " in kernel %s", r->kernel);
     gr_strbuf_putc(out, '\n');
+    if (r->problem) {
+        paint(&t, C_BOLD, "gpurace:");
+        gr_strbuf_append(out, " ");
+        paint(&t, C_RED, "error:");
+        gr_strbuf_appendf(out, " the run did not do its whole job: %s\n", r->problem);
+    }
 }
 
 void gr_report_render_text(const gr_report *r, const gr_report_text_options *o, gr_strbuf *out) {
