@@ -12,9 +12,17 @@
  *
  * The race search. Genomes decode under the kernel's spec (inferred when --spec is absent; the
  * assumptions are printed) into complete launches; libFuzzer evolves them, guided by the
- * counters search/feedback.c fills. Each new finding (by signature) is minimized, saved as a
- * witness (and a reproducer .cu) under --findings (default: CORPUS/findings with --corpus, else
- * ./gpurace-findings), printed, and the search goes on unless --stop-on-first. The campaign runs
+ * counters search/feedback.c fills. Each new finding (by signature) is saved at once as a
+ * witness of the launch that showed it (and a reproducer .cu) under --findings (default:
+ * CORPUS/findings with --corpus, else ./gpurace-findings), then minimized (bounded in tries and
+ * time) and replaced by the smaller witness only when that reproduces the same signature; the
+ * search goes on unless --stop-on-first. The final report lists every finding the campaign
+ * recorded, from its saved witness (or, when it could not be saved, from the copy the worker
+ * put in the campaign's shared table), and says how often a replay reproduced it: a finding is
+ * never turned into silence because a nondeterministic backend did not show it again. The
+ * exit status is 1 when a finding was recorded, 3 when the run could not do its job (findings
+ * not saved, every worker dead, interrupted with nothing found), 0 only when the whole budget
+ * ran and found nothing. The campaign runs
  * in forked workers (search/campaign.h) because libFuzzer ends its process with exit(); this
  * file holds the glue libFuzzer calls, which by its C interface has no context argument: the
  * worker's state is reached through one process-global pointer set once in the worker. */
@@ -31,11 +39,14 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "cli/oracle_opts.h"
 #include "cli/report_opts.h"
 #include "cli/search_cli.h"
 #include "corpus/corpus_dir.h"
+#include "common/file.h"
 #include "corpus/generate.h"
+#include "cli/report/report_exec.h"
 #include "search/campaign.h"
 #include "search/feedback.h"
 #include "search/minimize.h"
@@ -46,17 +57,39 @@ int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*cb)(const uint8_t *data, 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 #endif
 
-enum { FUZZ_MAX_PASSTHROUGH = 64, FUZZ_SEEN_MAX = 4096, FUZZ_MINIMIZE_TRIES = 300 };
+enum {
+    FUZZ_MAX_PASSTHROUGH = 64,
+    FUZZ_SEEN_MAX = 4096,
+    FUZZ_MINIMIZE_TRIES = 300,
+    FUZZ_MINIMIZE_SECONDS = 20,  /* well inside libFuzzer's per-input timeout below */
+    FUZZ_INPUT_TIMEOUT_S = 120,  /* one execution, minimizing a new finding included */
+    FUZZ_GPU_REPLAYS = 3,        /* replays of a saved witness on a nondeterministic backend */
+};
+#define FUZZ_MAX_SECONDS 2147483647ull /* --time: libFuzzer takes an int */
+
+/* What a worker puts in the campaign's shared table the moment it claims a finding: enough for
+ * the parent to report it even when its witness never reaches the disk. */
+typedef struct fuzz_record {
+    bool is_divergence;   /* a nondeterministic output without a detected race */
+    gr_finding finding;   /* as the launch reported it */
+    uint32_t grid[3], block[3], shared_bytes;
+    gr_input_schedule schedule;
+    char object[96];      /* the buffer the address lies in ("" unknown) */
+    int64_t element;
+} fuzz_record;
+_Static_assert(sizeof(fuzz_record) <= GR_CAMPAIGN_RECORD_BYTES, "fuzz_record must fit the table");
 
 typedef struct fuzz_worker {
     search_session *session;
     gr_dictionary dict;
-    const char *corpus_dir, *findings_dir, *log_dir;
+    const char *corpus_dir, *findings_dir, *artifact_prefix;
     bool stop_on_first, verbose;
     char **passthrough;
     int npassthrough;
     int msg_fd;
+    int user_fd;            /* the user's standard error, kept before workers redirect theirs */
     gr_campaign_stats *stats;
+    int job;
     uint8_t *seen;          /* union of counters set so far in this worker */
     uint64_t covered;
     uint64_t local_sigs[FUZZ_SEEN_MAX];
@@ -125,85 +158,131 @@ static void add_seqcmp_verdict(fuzz_worker *w, const gr_input *in, gr_witness *w
     gr_seqcmp_verdict_free(&v);
 }
 
-/* A new finding: minimize, save witness and reproducer, tell the user. */
-/* `found` is the launch that reported `f`: when the backend cannot run again (a trap on the
- * GPU ends its context, and the worker restarts after this), the witness is made from it. */
-static void handle_new_finding(fuzz_worker *w, const gr_input *in, const gr_launch_result *found,
-                               const gr_finding *f) {
+static void fill_record(fuzz_record *rec, const gr_input *in, const gr_finding *f,
+                        const uint64_t *addrs, int naddrs) {
+    memset(rec, 0, sizeof *rec);
+    rec->finding = *f;
+    for (int d = 0; d < 3; d++) rec->grid[d] = in->grid[d], rec->block[d] = in->block[d];
+    rec->shared_bytes = in->shared_bytes;
+    rec->schedule = in->schedule;
+    rec->element = -1;
+    for (int b = 0; f->address && b < in->nbuffers && b < naddrs; b++) {
+        const gr_input_buffer *buf = &in->buffers[b];
+        if (f->address < addrs[b] || f->address - addrs[b] >= buf->bytes) continue;
+        snprintf(rec->object, sizeof rec->object, "%s", buf->name ? buf->name : "");
+        size_t elem = gr_elem_size(buf->type);
+        rec->element = (int64_t)((f->address - addrs[b]) / (elem ? elem : 1));
+        break;
+    }
+}
+
+/* Makes and saves the witness of `in` with the findings of `res` (the one with `sig` first);
+ * with `verdict` the value oracle's verdict is added first. The path is malloc'ed. */
+static bool save_witness(fuzz_worker *w, const gr_input *in, const gr_launch_result *res,
+                         uint64_t sig, bool verdict, char **path, gr_error *err) {
+    search_session *s = w->session;
+    gr_witness wit;
+    *path = NULL;
+    if (!gr_search_make_witness(&s->target, in, res, sig, gr_runner_backend_name(s->runner), &wit,
+                                err))
+        return false;
+    int naddr = 0;
+    const uint64_t *addr = gr_runner_buffer_addresses(s->runner, &naddr);
+    gr_search_witness_name_objects(&wit, addr, naddr);
+    if (verdict && w->oracle == CLI_ORACLE_SEQCMP) add_seqcmp_verdict(w, in, &wit);
+    char *rpath = NULL;
+    bool ok = gr_search_save_finding(&s->target, w->findings_dir, &wit, path, &rpath, err);
+    free(rpath);
+    gr_witness_free(&wit);
+    return ok;
+}
+
+/* A new finding. `found` is the launch that reported `f` (the runner's buffers still hold
+ * its addresses): its witness goes to disk first, before anything else can fail or be killed;
+ * minimizing then only ever replaces it with a smaller witness that shows the same signature. */
+static void handle_new_finding(fuzz_worker *w, gr_campaign_finding *slot, const gr_input *in,
+                               const gr_launch_result *found, const gr_finding *f) {
     search_session *s = w->session;
     uint64_t sig = gr_search_signature(f);
+    gr_error err = GR_ERROR_INIT;
+    char *path = NULL;
+    if (!save_witness(w, in, found, sig, false, &path, &err)) {
+        char problem[256];
+        snprintf(problem, sizeof problem, "%s", err.message ? err.message : "cannot write the witness");
+        gr_campaign_unsaved(w->stats, slot, problem);
+        say(w->msg_fd, "\nfuzz: new %s (%s) could NOT be saved: %s\n", gr_finding_class_name(f->cls),
+            f->message, problem);
+        gr_error_clear(&err);
+        return;
+    }
+    gr_campaign_saved(w->stats, slot, path);
+    say(w->msg_fd, "\nfuzz: new %s (%s): grid (%u,%u,%u) block (%u,%u,%u) -> %s\n",
+        gr_finding_class_name(f->cls), f->message, in->grid[0], in->grid[1], in->grid[2],
+        in->block[0], in->block[1], in->block[2], path);
+
+    atomic_store(&slot->minimizing, 1);
     gr_search_relation rel = gr_search_relation_of(in, f);
     gr_input small;
     gr_minimize_stats ms = {0, 0};
-    gr_error err = GR_ERROR_INIT;
-    if (!gr_minimize_same_finding(s->runner, &s->codec, in, sig, rel, FUZZ_MINIMIZE_TRIES, &small,
-                                  &ms, &err)) {
-        gr_error_clear(&err);
-        if (!gr_input_copy(&small, in)) return;
-    }
+    bool got = gr_minimize_same_finding_within(s->runner, &s->codec, in, sig, rel,
+                                               FUZZ_MINIMIZE_TRIES, FUZZ_MINIMIZE_SECONDS, &small,
+                                               &ms, &err);
+    bool smaller = got && ms.accepted > 0;
+    gr_error_clear(&err);
+    const gr_input *keep = smaller ? &small : in;
     gr_launch_result res;
-    const gr_launch_result *result = &res;
-    const gr_input *keep = &small;
     bool ran = gr_runner_run(s->runner, keep, &res, &err);
-    if (!ran || !gr_search_result_has(keep, &res, sig, GR_SEARCH_REL_NONE)) {
-        /* not reproducible after all (GPU timing): keep the original launch */
-        if (ran) gr_launch_result_free(&res);
-        keep = in;
-        gr_error_clear(&err);
-        ran = gr_runner_run(s->runner, keep, &res, &err);
-        if (!ran) {
+    bool shows = ran && gr_search_result_has(keep, &res, sig, GR_SEARCH_REL_NONE);
+    gr_error_clear(&err);
+    /* replace the witness only with one that shows the same finding again; with the oracle on,
+     * the verdict needs the input re-run too (the witness as found stays when it does not) */
+    if (shows && (smaller || w->oracle == CLI_ORACLE_SEQCMP)) {
+        char *again = NULL;
+        if (save_witness(w, keep, &res, sig, true, &again, &err)) {
+            gr_campaign_saved(w->stats, slot, again);
+            if (smaller)
+                say(w->msg_fd, "fuzz: minimized in %d tries to grid (%u,%u,%u) block (%u,%u,%u) -> %s\n",
+                    ms.tries, keep->grid[0], keep->grid[1], keep->grid[2], keep->block[0],
+                    keep->block[1], keep->block[2], again);
+        } else {
+            say(w->msg_fd, "fuzz: could not save the minimized witness (the one as found stays): %s\n",
+                err.message ? err.message : "?");
             gr_error_clear(&err);
-            result = found;
         }
+        free(again);
     }
-    gr_witness wit;
-    char *wpath = NULL, *rpath = NULL;
-    if (gr_search_make_witness(&s->target, keep, result, sig, gr_runner_backend_name(s->runner), &wit, &err)) {
-        if (w->oracle == CLI_ORACLE_SEQCMP) add_seqcmp_verdict(w, keep, &wit);
-        if (gr_search_save_finding(&s->target, w->findings_dir, &wit, &wpath, &rpath, &err)) {
-            gr_campaign_saved(w->stats, sig);
-            say(w->msg_fd, "\nfuzz: new %s (%s): grid (%u,%u,%u) block (%u,%u,%u), minimized in %d tries -> %s\n",
-                gr_finding_class_name(f->cls), f->message, keep->grid[0], keep->grid[1], keep->grid[2],
-                keep->block[0], keep->block[1], keep->block[2], ms.tries, wpath);
-        }
-        gr_witness_free(&wit);
-    }
-    if (gr_error_failed(&err)) {
-        say(w->msg_fd, "\nfuzz: could not save a finding: %s\n", err.message ? err.message : "?");
-        gr_error_clear(&err);
-    }
-    free(wpath);
-    free(rpath);
     if (ran) gr_launch_result_free(&res);
-    gr_input_free(&small);
+    if (got) gr_input_free(&small);
+    atomic_store(&slot->minimizing, 0);
+    free(path);
 }
 
 /* Outputs that depend on the schedule while the detector saw no race: saved like a finding
  * (findings/nondeterministic-output-<feature>.json, no finding inside, the seqcmp verdict). */
-static void save_divergence(fuzz_worker *w, const gr_input *in, uint64_t sig) {
+static void save_divergence(fuzz_worker *w, gr_campaign_finding *slot, const gr_input *in,
+                            uint64_t sig) {
     search_session *s = w->session;
     gr_launch_result none;
     memset(&none, 0, sizeof none);
     gr_witness wit;
     gr_error err = GR_ERROR_INIT;
-    if (!gr_search_make_witness(&s->target, in, &none, 0, gr_runner_backend_name(s->runner), &wit,
-                                &err)) {
-        gr_error_clear(&err);
-        return;
-    }
-    add_seqcmp_verdict(w, in, &wit);
     char path[4096];
     snprintf(path, sizeof path, "%s/nondeterministic-output-%016" PRIx64 ".json", w->findings_dir,
              sig);
-    if (gr_witness_save(&wit, path, &err)) {
-        gr_campaign_saved(w->stats, sig);
+    bool made = gr_search_make_witness(&s->target, in, &none, 0, gr_runner_backend_name(s->runner),
+                                       &wit, &err);
+    if (made) add_seqcmp_verdict(w, in, &wit);
+    if (made && gr_witness_save(&wit, path, &err)) {
+        gr_campaign_saved(w->stats, slot, path);
         say(w->msg_fd, "\nfuzz: new nondeterministic output without a detected race (%s) -> %s\n",
             wit.nverdicts ? wit.verdicts[0].detail : "?", path);
     } else {
-        say(w->msg_fd, "\nfuzz: could not save a finding: %s\n", err.message ? err.message : "?");
+        gr_campaign_unsaved(w->stats, slot, err.message ? err.message : "cannot write the witness");
+        say(w->msg_fd, "\nfuzz: a nondeterministic output could NOT be saved: %s\n",
+            err.message ? err.message : "?");
         gr_error_clear(&err);
     }
-    gr_witness_free(&wit);
+    if (made) gr_witness_free(&wit);
 }
 
 /* The probe: does this input's output depend on the schedule? A divergence is a feature (new
@@ -217,9 +296,18 @@ static void probe_outputs(fuzz_worker *w, const gr_input *in, const gr_launch_re
     if (!run_seqcmp(s, in, &o, &v)) return;
     uint64_t feature = gr_seqcmp_feature(&v);
     gr_feedback_add_feature(g_counters, sizeof g_counters, feature);
-    if (feature && v.nondeterministic_without_race && !seen_locally(w, feature) &&
-        gr_campaign_claim(w->stats, feature))
-        save_divergence(w, in, feature);
+    if (feature && v.nondeterministic_without_race && !seen_locally(w, feature)) {
+        fuzz_record rec;
+        memset(&rec, 0, sizeof rec);
+        rec.is_divergence = true;
+        rec.finding.insn_id = rec.finding.insn_id2 = UINT32_MAX;
+        snprintf(rec.finding.message, sizeof rec.finding.message, "%s", v.manifests);
+        for (int d = 0; d < 3; d++) rec.grid[d] = in->grid[d], rec.block[d] = in->block[d];
+        rec.shared_bytes = in->shared_bytes;
+        rec.schedule = in->schedule;
+        gr_campaign_finding *slot = gr_campaign_claim(w->stats, feature, w->job, &rec, sizeof rec);
+        if (slot) save_divergence(w, slot, in, feature);
+    }
     gr_seqcmp_verdict_free(&v);
 }
 
@@ -252,11 +340,30 @@ static int fuzz_one(const uint8_t *data, size_t size) {
         gr_campaign_note_coverage(w->stats, w->covered);
         if (w->oracle == CLI_ORACLE_SEQCMP) probe_outputs(w, &in, &res);
     }
+    int naddr = 0;
+    const uint64_t *addr = gr_runner_buffer_addresses(s->runner, &naddr);
     for (int i = 0; i < res.nfindings; i++) {
         uint64_t sig = gr_search_signature(&res.findings[i]);
-        if (seen_locally(w, sig) || !gr_campaign_claim(w->stats, sig)) continue;
-        handle_new_finding(w, &in, &res, &res.findings[i]);
-        if (w->stop_on_first) {
+        if (seen_locally(w, sig)) continue;
+        fuzz_record rec;
+        fill_record(&rec, &in, &res.findings[i], addr, naddr);
+        gr_campaign_finding *slot = gr_campaign_claim(w->stats, sig, w->job, &rec, sizeof rec);
+        if (!slot) {
+            /* another worker has it, or the table is full: then it is saved here, untracked */
+            if (atomic_load(&w->stats->claimed) >= GR_CAMPAIGN_MAX_FINDINGS) {
+                char *path = NULL;
+                gr_error e2 = GR_ERROR_INIT;
+                if (save_witness(w, &in, &res, sig, false, &path, &e2))
+                    atomic_fetch_add(&w->stats->overflow, 1);
+                else
+                    atomic_fetch_add(&w->stats->unsaved, 1);
+                gr_error_clear(&e2);
+                free(path);
+            }
+            continue;
+        }
+        handle_new_finding(w, slot, &in, &res, &res.findings[i]);
+        if (w->stop_on_first && atomic_load(&slot->state) == GR_CAMPAIGN_SAVED) {
             atomic_fetch_add(&w->stats->execs, 1);
             _exit(0);
         }
@@ -290,27 +397,16 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2
 
 static int run_worker(void *ctx, int job, int attempt, uint64_t seed, double seconds, uint64_t runs,
                       gr_campaign_stats *stats) {
+    (void)attempt;
     fuzz_worker *w = ctx;
     w->stats = stats;
-    w->msg_fd = dup(2);
-    if (w->msg_fd < 0) w->msg_fd = 2;
-    if (!w->verbose) {
-        char log[4096];
-        snprintf(log, sizeof log, "%s/worker-%d.log", w->log_dir, job);
-        int fd = open(log, O_WRONLY | O_CREAT | (attempt ? O_APPEND : O_TRUNC), 0644);
-        if (fd >= 0) {
-            dup2(fd, 2);
-            close(fd);
-        }
-        int nul = open("/dev/null", O_WRONLY);
-        if (nul >= 0) {
-            dup2(nul, 1);
-            close(nul);
-        }
-    }
+    w->job = job;
+    /* standard error is the worker's log by now: messages for the user go to the terminal */
+    w->msg_fd = w->user_fd >= 0 ? w->user_fd : 2;
+    if (w->verbose) dup2(w->msg_fd, 2);
     gr_error err = GR_ERROR_INIT;
     if (!search_session_runner(w->session, &err)) {
-        /* stderr is the worker's log by now: the reason goes where the user looks */
+        say(2, "fuzz: worker %d: %s\n", job, err.message ? err.message : "cannot start");
         say(w->msg_fd, "fuzz: worker %d: %s\n", job, err.message ? err.message : "cannot start");
         return 3;
     }
@@ -318,20 +414,30 @@ static int run_worker(void *ctx, int job, int attempt, uint64_t seed, double sec
     if (!w->seen) return 3;
     g_worker = w;
 #ifdef GPURACE_HAVE_LIBFUZZER
-    char flags[8][64];
+    enum { NFLAGS = 11 };
+    char flags[NFLAGS][GR_CAMPAIGN_PATH_MAX + 32];
     size_t genome = gr_codec_genome_size(&w->session->codec);
-    snprintf(flags[0], 64, "-seed=%u", (unsigned)(seed % 4000000000u) + 1u);
-    snprintf(flags[1], 64, "-max_len=%zu", genome < 64 ? 64 : genome);
-    snprintf(flags[2], 64, "-max_total_time=%d", seconds > 0 ? (int)ceil(seconds) : 0);
-    snprintf(flags[3], 64, "-runs=%lld", runs ? (long long)runs : -1LL);
-    snprintf(flags[4], 64, "-timeout=%d", 30);
-    snprintf(flags[5], 64, "-print_final_stats=0");
-    snprintf(flags[6], 64, "-rss_limit_mb=%d", 8192);
-    snprintf(flags[7], 64, "-len_control=0");
-    char *argv[16 + FUZZ_MAX_PASSTHROUGH];
+    /* libFuzzer's -max_total_time is an int; the campaign's own deadline covers longer runs */
+    double secs = seconds > 0 ? ceil(seconds) : 0;
+    int max_total = secs >= (double)FUZZ_MAX_SECONDS ? (int)FUZZ_MAX_SECONDS : (int)secs;
+    snprintf(flags[0], sizeof flags[0], "-seed=%u", (unsigned)(seed % 4000000000u) + 1u);
+    snprintf(flags[1], sizeof flags[1], "-max_len=%zu", genome < 64 ? 64 : genome);
+    snprintf(flags[2], sizeof flags[2], "-max_total_time=%d", max_total);
+    snprintf(flags[3], sizeof flags[3], "-runs=%lld",
+             runs && runs < (uint64_t)INT64_MAX ? (long long)runs : -1LL);
+    snprintf(flags[4], sizeof flags[4], "-timeout=%d", FUZZ_INPUT_TIMEOUT_S);
+    snprintf(flags[5], sizeof flags[5], "-print_final_stats=0");
+    snprintf(flags[6], sizeof flags[6], "-rss_limit_mb=%d", 8192);
+    snprintf(flags[7], sizeof flags[7], "-len_control=0");
+    /* the parent handles Ctrl-C; inputs that crash a worker are kept for the user */
+    snprintf(flags[8], sizeof flags[8], "-handle_int=0");
+    snprintf(flags[9], sizeof flags[9], "-artifact_prefix=%s", w->artifact_prefix);
+    /* a full disk or a file-size limit fails the write (and the save says so), not the worker */
+    snprintf(flags[10], sizeof flags[10], "-handle_xfsz=0");
+    char *argv[NFLAGS + 4 + FUZZ_MAX_PASSTHROUGH];
     int argc = 0;
     argv[argc++] = "gpurace-fuzz";
-    for (int i = 0; i < 8; i++) argv[argc++] = flags[i];
+    for (int i = 0; i < NFLAGS; i++) argv[argc++] = flags[i];
     for (int i = 0; i < w->npassthrough; i++) argv[argc++] = w->passthrough[i];
     argv[argc++] = (char *)w->corpus_dir;
     argv[argc] = NULL;
@@ -345,9 +451,21 @@ static int run_worker(void *ctx, int job, int attempt, uint64_t seed, double sec
 #endif
 }
 
-static bool make_dir(const char *d, gr_error *err) {
-    if (mkdir(d, 0777) == 0 || errno == EEXIST) return true;
-    return gr_fail(err, GR_ERR_IO, "cannot create %s: %s", d, strerror(errno));
+/* Creates `d` and its missing parents, and makes sure files can be written there: a findings
+ * folder that cannot take a witness must stop the run before it starts, not lose findings. */
+static bool make_writable_dir(const char *flag, const char *d, gr_error *err) {
+    if (!gr_make_dirs(d, err)) {
+        gr_error_wrap(err, "%s", flag);
+        return false;
+    }
+    char probe[GR_CAMPAIGN_PATH_MAX + 64];
+    snprintf(probe, sizeof probe, "%s/.gpurace-write-test-%ld", d, (long)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0)
+        return gr_fail(err, GR_ERR_IO, "%s %s: cannot write there: %s", flag, d, strerror(errno));
+    close(fd);
+    unlink(probe);
+    return true;
 }
 
 static void remove_tree(const char *dir) {
@@ -367,6 +485,25 @@ static void remove_tree(const char *dir) {
     rmdir(dir);
 }
 
+/* Inputs on which libFuzzer saw a worker crash (artifacts in the temporary folder) are moved
+ * next to the kept worker logs; returns how many. */
+static int keep_artifacts(const char *workdir, const char *keep_dir) {
+    DIR *d = opendir(workdir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, "artifact-", 9) != 0) continue;
+        if (n == 0 && mkdir(keep_dir, 0777) != 0 && errno != EEXIST) break;
+        char from[4096], to[4096];
+        snprintf(from, sizeof from, "%s/%s", workdir, e->d_name);
+        snprintf(to, sizeof to, "%s/%s", keep_dir, e->d_name + 9);
+        if (rename(from, to) == 0) n++;
+    }
+    closedir(d);
+    return n;
+}
+
 /* A few starting genomes: all zeros (the smallest launch) and some seeded random ones. */
 static void seed_corpus(const search_session *s, const char *dir, uint64_t seed) {
     size_t n = gr_codec_genome_size(&s->codec);
@@ -383,37 +520,237 @@ static void seed_corpus(const search_session *s, const char *dir, uint64_t seed)
     free(g);
 }
 
-static bool parse_count(const char *what, const char *text, uint64_t *out, gr_error *err) {
+static bool parse_count(const char *what, const char *text, uint64_t lo, uint64_t hi, uint64_t *out,
+                        gr_error *err) {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(text, &end, 10);
-    if (!*text || *end || errno || *text == '-')
+    if (!*text || *end || errno == EINVAL || *text == '-' || *text == '+')
         return gr_fail(err, GR_ERR_USAGE, "%s must be a non-negative integer, not '%s'", what, text);
+    if (errno == ERANGE || v < lo || v > hi)
+        return gr_fail(err, GR_ERR_USAGE, "%s must be between %llu and %llu, not %s", what,
+                       (unsigned long long)lo, (unsigned long long)hi, text);
     *out = v;
     return true;
 }
 
-/* Finds the witness saved for `sig` in dir (any class). */
-static char *witness_for(const char *dir, uint64_t sig) {
-    char suffix[40];
-    snprintf(suffix, sizeof suffix, "-%016" PRIx64 ".json", sig);
-    DIR *d = opendir(dir);
-    if (!d) return NULL;
-    char *found = NULL;
-    struct dirent *e;
-    while (!found && (e = readdir(d))) {
-        size_t len = strlen(e->d_name), sl = strlen(suffix);
-        if (len > sl && strcmp(e->d_name + len - sl, suffix) == 0) {
-            found = malloc(strlen(dir) + len + 2);
-            if (found) sprintf(found, "%s/%s", dir, e->d_name);
+/* ---- the final report: every recorded finding, from its record ------------------------------ */
+
+/* The backend finding a witness recorded (its finding with `sig`). */
+static const gr_witness_finding *witness_finding(const gr_witness *w, uint64_t sig) {
+    for (int i = 0; i < w->nfindings; i++)
+        if (w->findings[i].signature == sig) return &w->findings[i];
+    return w->nfindings ? &w->findings[0] : NULL;
+}
+
+static gr_finding_class class_of(const char *name) {
+    for (int c = GR_FINDING_RACE; c <= GR_FINDING_FAULT; c++)
+        if (strcmp(name, gr_finding_class_name((gr_finding_class)c)) == 0) return (gr_finding_class)c;
+    return GR_FINDING_FAULT;
+}
+
+static uint8_t space_of(const char *name) {
+    if (!name) return PTX_SPACE_NONE;
+    if (strcmp(name, "global") == 0) return PTX_SPACE_GLOBAL;
+    if (strcmp(name, "shared") == 0) return PTX_SPACE_SHARED;
+    if (strcmp(name, "local") == 0) return PTX_SPACE_LOCAL;
+    if (strcmp(name, "const") == 0) return PTX_SPACE_CONST;
+    return PTX_SPACE_NONE;
+}
+
+static void finding_from_witness(const gr_witness_finding *wf, gr_finding *f) {
+    memset(f, 0, sizeof *f);
+    f->cls = class_of(wf->cls);
+    f->insn_id = f->insn_id2 = UINT32_MAX;
+    gr_exec_thread *th[2] = {&f->thread, &f->thread2};
+    uint32_t *id[2] = {&f->insn_id, &f->insn_id2};
+    for (int k = 0; k < wf->naccesses && k < 2; k++) {
+        const gr_witness_access *a = &wf->accesses[k];
+        *id[k] = a->instr;
+        th[k]->block = (gr_dim3){a->block[0], a->block[1], a->block[2]};
+        th[k]->thread = (gr_dim3){a->thread[0], a->thread[1], a->thread[2]};
+    }
+    f->address = wf->has_address ? wf->address : 0;
+    f->size = wf->size;
+    f->space = space_of(wf->space);
+    snprintf(f->message, sizeof f->message, "%s", wf->message ? wf->message : "");
+}
+
+static void launch_of(const uint32_t grid[3], const uint32_t block[3], uint32_t shared,
+                      const gr_input_schedule *sc, const char *backend, const search_session *s,
+                      char *sched_buf, size_t n, gr_report_launch *L) {
+    gr_schedule g = {(gr_schedule_kind)sc->kind, sc->seed, sc->quantum, sc->depth};
+    gr_schedule_format(&g, sched_buf, n);
+    *L = (gr_report_launch){true,
+                            {grid[0], grid[1], grid[2]},
+                            {block[0], block[1], block[2]},
+                            shared,
+                            sched_buf,
+                            backend,
+                            s->run_opt.detector == GR_DETECTOR_HB ? "hb" : "fsm",
+                            s->run_opt.warp_model == GR_WARP_LOCKSTEP ? "lockstep" : "its"};
+}
+
+/* How often the saved witness shows its finding again: once on a deterministic backend, up to
+ * FUZZ_GPU_REPLAYS times otherwise (stopping at the first reproduction). */
+static void count_replays(search_session *s, const gr_input *in, uint64_t sig, int *replays,
+                          int *reproduced) {
+    int n = gr_runner_deterministic(s->runner) ? 1 : FUZZ_GPU_REPLAYS;
+    *replays = *reproduced = 0;
+    for (int k = 0; k < n && !*reproduced && !cli_interrupted(); k++) {
+        gr_launch_result res;
+        gr_error err = GR_ERROR_INIT;
+        (*replays)++;
+        if (!gr_runner_run(s->runner, in, &res, &err)) {
+            gr_error_clear(&err);
+            continue;
+        }
+        if (gr_search_result_has(in, &res, sig, GR_SEARCH_REL_NONE)) (*reproduced)++;
+        gr_launch_result_free(&res);
+    }
+}
+
+typedef struct report_tally {
+    uint32_t lost; /* findings seen but not on disk */
+} report_tally;
+
+/* One claimed finding of the campaign into the report: from its saved witness, or from the
+ * copy in the table when there is none; then replayed to say whether it reproduces. */
+static bool report_claimed(search_session *s, gr_report *r, const gr_campaign_finding *e,
+                           cli_oracle_kind oracle_kind, const gr_seqcmp_options *seqcmp,
+                           report_tally *tally, gr_error *err) {
+    const fuzz_record *rec = (const fuzz_record *)e->record;
+    uint64_t sig = atomic_load(&e->signature);
+    uint64_t hash = gr_search_source_hash(&s->target);
+    gr_witness wit;
+    bool have = false;
+    char note[1024] = "";
+    if (e->state == GR_CAMPAIGN_SAVED) {
+        gr_error werr = GR_ERROR_INIT;
+        have = gr_witness_load(&wit, e->path, &hash, false, &werr);
+        if (!have)
+            snprintf(note, sizeof note, "its witness could not be read back (%s)",
+                     werr.message ? werr.message : "?");
+        gr_error_clear(&werr);
+    } else if (e->state == GR_CAMPAIGN_UNSAVED) {
+        snprintf(note, sizeof note, "NOT saved: %s", e->problem);
+    } else {
+        snprintf(note, sizeof note, "NOT saved: the worker that found it died before saving it");
+    }
+    if (!have) tally->lost++;
+
+    char sched[64];
+    gr_report_launch L;
+    size_t first = r->nfindings;
+    if (rec->is_divergence) {
+        if (have && oracle_kind == CLI_ORACLE_SEQCMP) {
+            /* the oracle re-runs the input and adds the nondeterministic-output finding */
+            cli_oracle_outcome outcome;
+            bool ok = cli_oracle_apply_from(oracle_kind, seqcmp, s->loaded.module, s->kernel,
+                                            s->have_spec ? &s->spec : NULL, &wit.input, s->srcmap,
+                                            r, first, &outcome, err);
+            cli_oracle_outcome_free(&outcome);
+            if (!ok) {
+                gr_witness_free(&wit);
+                return false;
+            }
+        }
+        if (r->nfindings == first) { /* not reproduced, or not saved: from the record */
+            gr_report_finding rf;
+            memset(&rf, 0, sizeof rf);
+            rf.cls = GR_REPORT_NONDETERMINISTIC_OUTPUT;
+            rf.severity = GR_SEVERITY_ERROR;
+            rf.element = -1;
+            rf.manifests = rec->finding.message[0] ? rec->finding.message : NULL;
+            if (have && !note[0])
+                snprintf(note, sizeof note, "the outputs did not differ again when replayed");
+            if (!gr_report_add(r, &rf, err)) {
+                if (have) gr_witness_free(&wit);
+                return false;
+            }
+        }
+        launch_of(rec->grid, rec->block, rec->shared_bytes, &rec->schedule,
+                  have ? wit.backend : gr_runner_backend_name(s->runner), s, sched, sizeof sched, &L);
+    } else {
+        gr_finding f;
+        const gr_witness_finding *wf = have ? witness_finding(&wit, sig) : NULL;
+        if (wf) finding_from_witness(wf, &f);
+        else f = rec->finding;
+        if (have)
+            launch_of(wit.input.grid, wit.input.block, wit.input.shared_bytes,
+                      &wit.input.schedule, wit.backend, s, sched, sizeof sched, &L);
+        else
+            launch_of(rec->grid, rec->block, rec->shared_bytes, &rec->schedule,
+                      gr_runner_backend_name(s->runner), s, sched, sizeof sched, &L);
+        if (!r->launch.known) gr_report_set_launch(r, &L);
+        gr_report_exec_context ctx = {s->loaded.module, s->srcmap, NULL, 0, s->target.file};
+        if (!gr_report_add_exec_finding(r, &ctx, &f, NULL, err)) {
+            if (have) gr_witness_free(&wit);
+            return false;
+        }
+        if (r->nfindings > first) {
+            gr_report_finding *rf = &r->findings[r->nfindings - 1];
+            const char *object = wf ? wf->object : rec->object[0] ? rec->object : NULL;
+            if (object) {
+                rf->variable = gr_report_strdup(r, object);
+                rf->element = wf ? wf->element : rec->element;
+            }
+        }
+        if (have && r->nfindings > first) {
+            int replays = 0, reproduced = 0;
+            count_replays(s, &wit.input, sig, &replays, &reproduced);
+            gr_report_finding *rf = &r->findings[r->nfindings - 1];
+            rf->replays = replays;
+            rf->reproduced = reproduced;
+            if (replays && !reproduced)
+                snprintf(note, sizeof note,
+                         gr_runner_deterministic(s->runner)
+                             ? "seen on the launch of the witness, which did not show it when "
+                               "replayed (the simulator is deterministic: please report this)"
+                             : "seen on the launch of the witness; reproduced in 0 of %d replays "
+                               "(GPU interleavings vary from run to run: replay it again, or on "
+                               "the simulator with --backend sim)",
+                         replays);
+            if (oracle_kind == CLI_ORACLE_SEQCMP) {
+                cli_oracle_outcome outcome;
+                bool ok = cli_oracle_apply_from(oracle_kind, seqcmp, s->loaded.module, s->kernel,
+                                                s->have_spec ? &s->spec : NULL, &wit.input,
+                                                s->srcmap, r, first, &outcome, err);
+                cli_oracle_outcome_free(&outcome);
+                if (!ok) {
+                    gr_witness_free(&wit);
+                    return false;
+                }
+            }
         }
     }
-    closedir(d);
-    return found;
+    for (size_t k = first; k < r->nfindings; k++) {
+        gr_report_finding *rf = &r->findings[k];
+        rf->launch = L;
+        rf->launch.schedule = gr_report_strdup(r, L.schedule);
+        rf->launch.backend = gr_report_strdup(r, L.backend);
+        rf->launch.detector = gr_report_strdup(r, L.detector);
+        rf->launch.warp_model = gr_report_strdup(r, L.warp_model);
+        if (note[0]) rf->note = gr_report_strdup(r, note);
+        if (have) {
+            rf->witness = gr_report_strdup(r, e->path);
+            char repro[GR_CAMPAIGN_PATH_MAX + 8];
+            snprintf(repro, sizeof repro, "%s", e->path);
+            size_t len = strlen(repro);
+            struct stat st;
+            if (len > 5 && strcmp(repro + len - 5, ".json") == 0) {
+                strcpy(repro + len - 5, ".cu");
+                if (stat(repro, &st) == 0) rf->reproducer = gr_report_strdup(r, repro);
+            }
+        }
+    }
+    if (have) gr_witness_free(&wit);
+    return true;
 }
 
 int cmd_fuzz(int argc, char **argv) {
     gr_error err = GR_ERROR_INIT;
+    cli_interrupt_install();
     const char *spec = NULL, *backend = NULL, *time_s = NULL, *runs_s = NULL, *corpus = NULL,
                *findings = NULL, *jobs_s = NULL, *seed_s = NULL,
                *warp_model = NULL, *detector = NULL;
@@ -439,15 +776,11 @@ int cmd_fuzz(int argc, char **argv) {
         {NULL, CLI_FLAG, NULL, NULL}};
     if (!cli_parse("fuzz", split, argv, 2, &src, specs, &err)) return search_fail(&err);
     uint64_t seconds = 0, runs = 0, jobs = 1, seed = 1;
-    if ((time_s && !parse_count("--time", time_s, &seconds, &err)) ||
-        (runs_s && !parse_count("--runs", runs_s, &runs, &err)) ||
-        (jobs_s && !parse_count("--jobs", jobs_s, &jobs, &err)) ||
-        (seed_s && !parse_count("--seed", seed_s, &seed, &err)))
+    if ((time_s && !parse_count("--time", time_s, 0, FUZZ_MAX_SECONDS, &seconds, &err)) ||
+        (runs_s && !parse_count("--runs", runs_s, 0, INT64_MAX, &runs, &err)) ||
+        (jobs_s && !parse_count("--jobs", jobs_s, 1, GR_CAMPAIGN_MAX_JOBS, &jobs, &err)) ||
+        (seed_s && !parse_count("--seed", seed_s, 0, UINT64_MAX, &seed, &err)))
         return search_fail(&err);
-    if (jobs < 1 || jobs > GR_CAMPAIGN_MAX_JOBS) {
-        gr_fail(&err, GR_ERR_USAGE, "--jobs must be between 1 and %d", GR_CAMPAIGN_MAX_JOBS);
-        return search_fail(&err);
-    }
     if (!time_s && !runs_s) seconds = 60;
     if (argc - split - 1 > FUZZ_MAX_PASSTHROUGH) {
         gr_fail(&err, GR_ERR_USAGE, "too many libFuzzer flags after --");
@@ -462,16 +795,29 @@ int cmd_fuzz(int argc, char **argv) {
     bool maybe_gpu = backend && strcmp(backend, "sim") != 0;
     search_session_options so = {spec, true, backend, detector, warp_model, 0, true, maybe_gpu};
     int code = -1;
-    char workdir[] = "/tmp/gpurace-fuzz-XXXXXX";
+    char workdir[GR_CAMPAIGN_PATH_MAX];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(workdir, sizeof workdir, "%s/gpurace-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     bool have_workdir = false;
-    char *corpus_dir = NULL, *findings_dir = NULL;
+    char *corpus_dir = NULL, *findings_dir = NULL, *keep_dir = NULL, *artifacts = NULL;
     gr_report r;
     gr_report_init(&r);
+    gr_campaign_summary sum;
+    memset(&sum, 0, sizeof sum);
     cli_oracle_kind oracle_kind = CLI_ORACLE_NONE;
     gr_seqcmp_options seqcmp;
     if (!search_session_open(&s, &src, &so, &err) ||
-        !cli_oracle_parse(&oracle, s.loaded.source, src.file, &oracle_kind, &seqcmp, &err))
+        !cli_oracle_parse(&oracle, s.loaded.source, src.file, &oracle_kind, &seqcmp, &err)) {
+        if (cli_interrupted()) {
+            gr_error_clear(&err);
+            gr_fail(&err, GR_ERR_INTERNAL, "interrupted before the search started");
+        }
         goto done;
+    }
+    if (cli_interrupted()) {
+        gr_fail(&err, GR_ERR_INTERNAL, "interrupted before the search started");
+        goto done;
+    }
     oracle_kind = cli_oracle_default(&oracle, s.have_spec ? &s.spec : NULL, oracle_kind);
     if (oracle_kind == CLI_ORACLE_TWOPASS) {
         gr_fail(&err, GR_ERR_USAGE, "fuzz takes --oracle seqcmp or none (twopass: use check or "
@@ -504,11 +850,19 @@ int cmd_fuzz(int argc, char **argv) {
     } else {
         findings_dir = strdup("gpurace-findings");
     }
-    if (!corpus_dir || !findings_dir) {
+    if (findings_dir) {
+        keep_dir = malloc(strlen(findings_dir) + 16);
+        if (keep_dir) sprintf(keep_dir, "%s/worker-logs", findings_dir);
+    }
+    artifacts = malloc(strlen(workdir) + 16);
+    if (artifacts) sprintf(artifacts, "%s/artifact-", workdir);
+    if (!corpus_dir || !findings_dir || !keep_dir || !artifacts) {
         gr_fail(&err, GR_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if (!make_dir(corpus_dir, &err) || !make_dir(findings_dir, &err)) goto done;
+    if (!make_writable_dir("--corpus", corpus_dir, &err) ||
+        !make_writable_dir("--findings", findings_dir, &err))
+        goto done;
     seed_corpus(&s, corpus_dir, seed);
     fuzz_worker w;
     memset(&w, 0, sizeof w);
@@ -526,66 +880,73 @@ int cmd_fuzz(int argc, char **argv) {
     gr_dictionary_from_ptx(s.loaded.compiled.ptx, &w.dict);
     w.corpus_dir = corpus_dir;
     w.findings_dir = findings_dir;
-    w.log_dir = workdir;
+    w.artifact_prefix = artifacts;
     w.stop_on_first = stop_on_first;
     w.verbose = report.verbose;
+    w.user_fd = dup(2);
     w.passthrough = argv + split + 1;
     w.npassthrough = split < argc ? argc - split - 1 : 0;
     fprintf(stderr, "fuzz: kernel %s, backend %s, %s%s, %d job%s, findings in %s\n", s.kernel->name,
             s.run_opt.backend, seconds ? "time " : "", seconds ? time_s ? time_s : "60s" : "", (int)jobs,
             jobs == 1 ? "" : "s", findings_dir);
     gr_campaign_options co = {(int)jobs, (double)seconds, runs, seed, stop_on_first, 0, stderr,
-                              isatty(2) != 0};
-    gr_campaign_summary sum;
-    if (!gr_campaign_run(&co, run_worker, &w, &sum, &err)) goto done;
+                              isatty(2) != 0, report.verbose ? NULL : workdir, keep_dir,
+                              cli_interrupt_install()};
+    bool ran = gr_campaign_run(&co, run_worker, &w, &sum, &err);
+    if (w.user_fd >= 0) close(w.user_fd);
+    if (!ran) goto done;
+    int crashes = keep_artifacts(workdir, keep_dir);
     fprintf(stderr, "fuzz: %" PRIu64 " executions in %.1fs (%.0f/s), coverage %" PRIu64 ", %u finding%s, %u worker restart%s\n",
             sum.execs, sum.elapsed, sum.elapsed > 0 ? (double)sum.execs / sum.elapsed : 0.0, sum.coverage,
             sum.findings, sum.findings == 1 ? "" : "s", sum.restarts, sum.restarts == 1 ? "" : "s");
+    if (sum.deaths && sum.nkept_logs)
+        fprintf(stderr, "fuzz: %u worker death%s; the newest logs are kept in %s\n", sum.deaths,
+                sum.deaths == 1 ? "" : "s", keep_dir);
+    if (crashes)
+        fprintf(stderr, "fuzz: %d input%s that crashed a worker %s kept in %s\n", crashes,
+                crashes == 1 ? "" : "s", crashes == 1 ? "is" : "are", keep_dir);
     if (!search_session_runner(&s, &err)) goto done;
     r.command = "fuzz";
     r.file = gr_report_strdup(&r, src.file);
     r.kernel = gr_report_strdup(&r, s.kernel->name);
-    uint64_t hash = gr_search_source_hash(&s.target);
-    for (int i = 0; i < sum.nsignatures; i++) {
-        char *wp = witness_for(findings_dir, sum.signatures[i]);
-        if (!wp) continue;
-        gr_witness wit;
-        if (!gr_witness_load(&wit, wp, &hash, false, &err)) {
-            free(wp);
-            goto done;
-        }
-        char *rp = strdup(wp);
-        struct stat st;
-        if (rp && strlen(rp) > 5) strcpy(rp + strlen(rp) - 5, ".cu");
-        if (rp && stat(rp, &st) != 0) {
-            free(rp);
-            rp = NULL;
-        }
-        int got = 0;
-        size_t first = r.nfindings;
-        bool ok = search_report_witness(&s, &r, &wit, wp, rp, sum.signatures[i], &got, &err);
-        if (ok && oracle_kind == CLI_ORACLE_SEQCMP) {
-            /* manifests for the witness's race; a saved divergence becomes its finding here */
-            cli_oracle_outcome outcome;
-            ok = cli_oracle_apply_from(oracle_kind, &seqcmp, s.loaded.module, s.kernel,
-                                       s.have_spec ? &s.spec : NULL, &wit.input, s.srcmap, &r,
-                                       first, &outcome, &err);
-            cli_oracle_outcome_free(&outcome);
-            for (size_t k = first; ok && k < r.nfindings; k++)
-                if (!r.findings[k].witness) r.findings[k].witness = gr_report_strdup(&r, wp);
-        }
-        gr_witness_free(&wit);
-        free(wp);
-        free(rp);
-        if (!ok) goto done;
-    }
+    report_tally tally = {0};
+    for (int i = 0; i < sum.ntable; i++)
+        if (!report_claimed(&s, &r, &sum.table[i], oracle_kind, &seqcmp, &tally, &err)) goto done;
+    /* unsaved findings beyond the table have no record there: count them too */
+    uint32_t in_table = 0;
+    for (int i = 0; i < sum.ntable; i++) in_table += sum.table[i].state == GR_CAMPAIGN_UNSAVED;
+    uint32_t lost = tally.lost + (sum.unsaved > in_table ? sum.unsaved - in_table : 0);
+    char problem[1400] = "";
+    if (lost)
+        snprintf(problem, sizeof problem, "%u finding%s could not be saved (see the note on each)",
+                 lost, lost == 1 ? "" : "s");
+    if (!sum.complete)
+        snprintf(problem + strlen(problem), sizeof problem - strlen(problem), "%s%s%s%s",
+                 problem[0] ? "; " : "", sum.problem,
+                 sum.nkept_logs ? "; worker logs kept in " : "", sum.nkept_logs ? keep_dir : "");
+    if (problem[0]) r.problem = gr_report_strdup(&r, problem);
+    if (sum.overflow)
+        fprintf(stderr, "fuzz: %u more finding%s beyond the first %d saved in %s (not listed here: "
+                        "gpurace replay lists them)\n",
+                sum.overflow, sum.overflow == 1 ? "" : "s", GR_CAMPAIGN_MAX_FINDINGS, findings_dir);
     code = cli_report_emit(&r, &report, s.srcmap, NULL, &err);
+    /* findings that are not on disk outrank the others; a run that did not do its whole job
+     * never passes */
+    if (code >= 0 && (lost || (code == 0 && !sum.complete))) code = 3;
+    if (code < 0) { /* the report could not be written: the campaign's results are not out */
+        gr_error_print(&err, stderr);
+        gr_error_clear(&err);
+        code = 3;
+    }
 done:
     if (code < 0) code = search_fail(&err);
     gr_report_free(&r);
+    gr_campaign_summary_free(&sum);
     search_session_close(&s);
     if (have_workdir) remove_tree(workdir);
     free(corpus_dir);
     free(findings_dir);
+    free(keep_dir);
+    free(artifacts);
     return code;
 }

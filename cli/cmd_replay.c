@@ -21,6 +21,8 @@
 #include "cli/search_cli.h"
 
 
+cli_backend_override cli_search_backend_override;
+
 int search_fail(gr_error *err) {
     gr_error_print(err, stderr);
     int code = gr_error_exit_code(err);
@@ -65,6 +67,9 @@ bool search_session_open(search_session *s, const cli_source_options *src,
         return gr_fail(err, GR_ERR_USAGE, "--backend must be auto, sim or gpu");
     s->run_opt.step_budget = o->step_budget;
     s->run_opt.step_budget_per_thread = GR_SEARCH_STEPS_PER_THREAD;
+    s->run_opt.open_backend = cli_search_backend_override.open;
+    s->run_opt.open_backend_ctx = cli_search_backend_override.ctx;
+    s->run_opt.open_backend_deterministic = cli_search_backend_override.deterministic;
     return o->defer_runner || search_session_runner(s, err);
 }
 

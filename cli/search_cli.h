@@ -41,6 +41,16 @@ typedef struct search_session_options {
     bool isolate_compile;    /* compile in a child process (cli_load_ex): forked GPU workers */
 } search_session_options;
 
+/* Where the search commands get their backend from instead of --backend when `open` is set:
+ * a test double (a backend whose findings do not always reproduce, one that crashes). The
+ * gpurace command never sets it; test drivers do, before calling a command. */
+typedef struct cli_backend_override {
+    gr_backend *(*open)(void *ctx, gr_error *err);
+    void *ctx;
+    bool deterministic;
+} cli_backend_override;
+extern cli_backend_override cli_search_backend_override;
+
 bool search_session_open(search_session *s, const cli_source_options *src,
                          const search_session_options *o, gr_error *err);
 void search_session_close(search_session *s);

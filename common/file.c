@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 char *gr_read_file(const char *path, size_t *len, gr_error *err) {
@@ -70,4 +71,28 @@ const char *gr_path_extension(const char *path) {
     const char *slash = strrchr(path, '/');
     if (!dot || (slash && dot < slash)) return "";
     return dot + 1;
+}
+
+bool gr_make_dirs(const char *path, gr_error *err) {
+    size_t n = strlen(path);
+    char *p = malloc(n + 1);
+    if (!p) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    memcpy(p, path, n + 1);
+    bool ok = true;
+    /* every prefix ending before a '/', then the whole path */
+    for (size_t i = 1; ok && i <= n; i++) {
+        if (p[i] != '/' && p[i] != '\0') continue;
+        char keep = p[i];
+        p[i] = '\0';
+        struct stat st;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+            ok = gr_fail(err, GR_ERR_IO, "cannot create %s: %s", p, strerror(errno));
+        else if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+            ok = gr_fail(err, GR_ERR_IO, "cannot create %s: %s is in the way and is not a folder",
+                         path, p);
+        p[i] = keep;
+        while (keep == '/' && p[i + 1] == '/') i++;
+    }
+    free(p);
+    return ok;
 }

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "corpus/spec.h"
 
@@ -50,12 +51,21 @@ typedef struct minimizer {
     gr_minimize_pred pred;
     void *ctx;
     int max_tries;
+    double deadline; /* monotonic seconds; 0: no time limit */
     gr_input best;
     input_cost best_cost;
     gr_minimize_stats stats;
 } minimizer;
 
-static bool budget_left(const minimizer *m) { return m->stats.tries < m->max_tries; }
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool budget_left(const minimizer *m) {
+    return m->stats.tries < m->max_tries && (m->deadline == 0 || now_s() < m->deadline);
+}
 
 /* Tries `cand` (consumed). True when it became the new best. */
 static bool try_candidate(minimizer *m, gr_input *cand) {
@@ -192,12 +202,19 @@ static bool reduce_buffers(minimizer *m) {
 bool gr_minimize_input(const gr_codec *codec, const gr_input *start, gr_minimize_pred pred,
                        void *ctx, int max_tries, gr_input *out, gr_minimize_stats *stats,
                        gr_error *err) {
+    return gr_minimize_input_within(codec, start, pred, ctx, max_tries, 0, out, stats, err);
+}
+
+bool gr_minimize_input_within(const gr_codec *codec, const gr_input *start, gr_minimize_pred pred,
+                              void *ctx, int max_tries, double max_seconds, gr_input *out,
+                              gr_minimize_stats *stats, gr_error *err) {
     minimizer m;
     memset(&m, 0, sizeof m);
     m.codec = codec;
     m.pred = pred;
     m.ctx = ctx;
     m.max_tries = max_tries > 0 ? max_tries : 400;
+    m.deadline = max_seconds > 0 ? now_s() + max_seconds : 0;
     if (!gr_input_copy(&m.best, start)) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     m.best_cost = cost_of(&m.best);
     for (int pass = 0; pass < 8 && budget_left(&m); pass++) {
@@ -234,4 +251,13 @@ bool gr_minimize_same_finding(gr_runner *runner, const gr_codec *codec, const gr
                               gr_input *out, gr_minimize_stats *stats, gr_error *err) {
     same_finding s = {runner, signature, rel};
     return gr_minimize_input(codec, start, reproduces, &s, max_tries, out, stats, err);
+}
+
+bool gr_minimize_same_finding_within(gr_runner *runner, const gr_codec *codec,
+                                     const gr_input *start, uint64_t signature,
+                                     gr_search_relation rel, int max_tries, double max_seconds,
+                                     gr_input *out, gr_minimize_stats *stats, gr_error *err) {
+    same_finding s = {runner, signature, rel};
+    return gr_minimize_input_within(codec, start, reproduces, &s, max_tries, max_seconds, out,
+                                    stats, err);
 }

@@ -32,9 +32,19 @@ bool gr_minimize_input(const gr_codec *codec, const gr_input *start, gr_minimize
                        void *ctx, int max_tries, gr_input *out, gr_minimize_stats *stats,
                        gr_error *err);
 
+/* The same, ending after `max_seconds` as well (0: no time limit): a campaign minimizes inside
+ * one execution of libFuzzer, whose per-input timeout would end the worker. */
+bool gr_minimize_input_within(const gr_codec *codec, const gr_input *start, gr_minimize_pred pred,
+                              void *ctx, int max_tries, double max_seconds, gr_input *out,
+                              gr_minimize_stats *stats, gr_error *err);
+
 /* Minimizes for "a finding with `signature` and relation `rel` reproduces on `runner`". */
 bool gr_minimize_same_finding(gr_runner *runner, const gr_codec *codec, const gr_input *start,
                               uint64_t signature, gr_search_relation rel, int max_tries,
                               gr_input *out, gr_minimize_stats *stats, gr_error *err);
+bool gr_minimize_same_finding_within(gr_runner *runner, const gr_codec *codec,
+                                     const gr_input *start, uint64_t signature,
+                                     gr_search_relation rel, int max_tries, double max_seconds,
+                                     gr_input *out, gr_minimize_stats *stats, gr_error *err);
 
 #endif

@@ -36,8 +36,13 @@ static bool open_backend(gr_runner *r, gr_error *err) {
     r->backend = NULL;
     r->nallocs = 0;
     r->note[0] = '\0';
-    r->backend = gr_backend_open(r->opt.backend ? r->opt.backend : "sim", &r->is_gpu, r->note,
-                                 sizeof r->note, err);
+    if (r->opt.open_backend) {
+        r->backend = r->opt.open_backend(r->opt.open_backend_ctx, err);
+        r->is_gpu = false;
+    } else {
+        r->backend = gr_backend_open(r->opt.backend ? r->opt.backend : "sim", &r->is_gpu, r->note,
+                                     sizeof r->note, err);
+    }
     if (!r->backend) return false;
     return gr_backend_load(r->backend, r->module, err);
 }
@@ -78,6 +83,11 @@ void gr_runner_free(gr_runner *r) {
 
 const char *gr_runner_backend_name(const gr_runner *r) { return r->is_gpu ? "gpu" : "sim"; }
 const char *gr_runner_backend_note(const gr_runner *r) { return r->note; }
+
+bool gr_runner_deterministic(const gr_runner *r) {
+    if (r->opt.open_backend) return r->opt.open_backend_deterministic;
+    return !r->is_gpu;
+}
 
 const uint64_t *gr_runner_buffer_addresses(const gr_runner *r, int *n) {
     *n = r->naddrs;

@@ -31,6 +31,12 @@ typedef struct gr_runner_options {
     /* With step_budget 0: max(1 million, this x launched threads); 0: the backend's default.
      * Spinning kernels then cost milliseconds per execution, not seconds. */
     uint64_t step_budget_per_thread;
+    /* Opens the backend in place of gr_backend_open(backend) when set: a test double (for
+     * example of a backend whose findings do not always reproduce). Its launches count as
+     * nondeterministic unless `open_backend_deterministic`. */
+    gr_backend *(*open_backend)(void *ctx, gr_error *err);
+    void *open_backend_ctx;
+    bool open_backend_deterministic;
 } gr_runner_options;
 
 /* What the search commands use, so fuzz, replay and minimize agree on what a hang is. */
@@ -50,6 +56,9 @@ bool gr_runner_run(gr_runner *r, const gr_input *in, gr_launch_result *out, gr_e
 
 /* "sim" or "gpu": the backend that was opened. */
 const char *gr_runner_backend_name(const gr_runner *r);
+/* Whether running the same input again shows the same findings: the simulator is (its
+ * schedule is part of the input); a GPU is not (its interleavings vary from run to run). */
+bool gr_runner_deterministic(const gr_runner *r);
 /* Why `auto` picked what it picked ("" when nothing to say). */
 const char *gr_runner_backend_note(const gr_runner *r);
 /* Device addresses the buffers of the last launch got, by gr_input buffer index. */

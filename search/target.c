@@ -55,6 +55,8 @@ static void fill_finding(const gr_search_target *t, const gr_finding *f, gr_witn
     wf->has_address = f->address != 0;
     wf->address = f->address;
     wf->message = strdup(f->message);
+    wf->element = -1;
+    wf->size = f->size;
     wf->naccesses = 0;
     if (f->insn_id != UINT32_MAX) fill_access(t, f->insn_id, &f->thread, &wf->accesses[wf->naccesses++]);
     if (f->insn_id2 != UINT32_MAX) fill_access(t, f->insn_id2, &f->thread2, &wf->accesses[wf->naccesses++]);
@@ -102,11 +104,26 @@ bool gr_search_make_witness(const gr_search_target *t, const gr_input *in,
     return true;
 }
 
+void gr_search_witness_name_objects(gr_witness *w, const uint64_t *addrs, int naddrs) {
+    const gr_input *in = &w->input;
+    for (int i = 0; i < w->nfindings; i++) {
+        gr_witness_finding *f = &w->findings[i];
+        if (!f->has_address || f->object) continue;
+        for (int b = 0; b < in->nbuffers && b < naddrs; b++) {
+            const gr_input_buffer *buf = &in->buffers[b];
+            if (f->address < addrs[b] || f->address - addrs[b] >= buf->bytes) continue;
+            f->object = strdup(buf->name ? buf->name : "?");
+            size_t elem = gr_elem_size(buf->type);
+            f->element = (int64_t)((f->address - addrs[b]) / (elem ? elem : 1));
+            break;
+        }
+    }
+}
+
 bool gr_search_save_finding(const gr_search_target *t, const char *dir, const gr_witness *w,
                             char **witness_path, char **repro_path, gr_error *err) {
     if (repro_path) *repro_path = NULL;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return gr_fail(err, GR_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+    if (!gr_make_dirs(dir, err)) return false;
     char *path = malloc(strlen(dir) + 96);
     if (!path) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     sprintf(path, "%s/%s-%016" PRIx64 ".json", dir, w->nfindings ? w->findings[0].cls : "input",

@@ -39,6 +39,11 @@ bool gr_search_make_witness(const gr_search_target *t, const gr_input *in,
                             const gr_launch_result *res, uint64_t only, const char *backend,
                             gr_witness *w, gr_error *err);
 
+/* Names the buffer each finding's address lies in (`object`, `element`) from the input's
+ * buffers placed at `addrs` (gr_runner_buffer_addresses of the launch that found them), so
+ * the finding reads as `bins[3]` without running the launch again. */
+void gr_search_witness_name_objects(gr_witness *w, const uint64_t *addrs, int naddrs);
+
 /* Saves `w` as DIR/<class>-<signature of its first finding>.json (DIR is created when
  * missing) and, when the target has a CUDA source, the reproducer next to it (same name, .cu).
  * Paths (optional) are malloc'ed. */
