@@ -105,18 +105,16 @@ bool search_report_witness(search_session *s, gr_report *r, const gr_witness *w,
     gr_launch_result res;
     if (!gr_runner_run(s->runner, &w->input, &res, err)) return false;
     const gr_input *in = &w->input;
-    if (!r->launch.known) {
-        char sched[64];
-        gr_report_launch L = {true,
-                              {in->grid[0], in->grid[1], in->grid[2]},
-                              {in->block[0], in->block[1], in->block[2]},
-                              in->shared_bytes,
-                              sched_text(&in->schedule, sched, sizeof sched),
-                              gr_runner_backend_name(s->runner),
-                              s->run_opt.detector == GR_DETECTOR_HB ? "hb" : "fsm",
-                              s->run_opt.warp_model == GR_WARP_LOCKSTEP ? "lockstep" : "its"};
-        gr_report_set_launch(r, &L);
-    }
+    char sched[64];
+    gr_report_launch L = {true,
+                          {in->grid[0], in->grid[1], in->grid[2]},
+                          {in->block[0], in->block[1], in->block[2]},
+                          in->shared_bytes,
+                          sched_text(&in->schedule, sched, sizeof sched),
+                          gr_runner_backend_name(s->runner),
+                          s->run_opt.detector == GR_DETECTOR_HB ? "hb" : "fsm",
+                          s->run_opt.warp_model == GR_WARP_LOCKSTEP ? "lockstep" : "its"};
+    if (!r->launch.known) gr_report_set_launch(r, &L);
     int naddr = 0;
     const uint64_t *addr = gr_runner_buffer_addresses(s->runner, &naddr);
     gr_report_buffer *bufs = calloc((size_t)in->nbuffers + 1, sizeof *bufs);
@@ -137,6 +135,12 @@ bool search_report_witness(search_session *s, gr_report *r, const gr_witness *w,
             gr_report_finding *rf = &r->findings[r->nfindings - 1];
             rf->witness = gr_report_strdup(r, witness_path);
             rf->reproducer = gr_report_strdup(r, repro_path);
+            /* each witness has its own launch: the report's first one is not this one's */
+            rf->launch = L;
+            rf->launch.schedule = gr_report_strdup(r, L.schedule);
+            rf->launch.backend = gr_report_strdup(r, L.backend);
+            rf->launch.detector = gr_report_strdup(r, L.detector);
+            rf->launch.warp_model = gr_report_strdup(r, L.warp_model);
         }
         if (only) break; /* one entry per saved finding */
     }
@@ -241,34 +245,83 @@ int cmd_replay(int argc, char **argv) {
         files = calloc(1, sizeof *files);
         if (files) files[nfiles++] = strdup(target);
     }
-    search_session s;
+    /* Each witness names its kernel: without --kernel, witnesses are replayed on the kernel
+     * they name (one session per kernel; FILE is compiled once per kernel). */
+    char **kernels = calloc((size_t)nfiles + 1, sizeof *kernels);
+    search_session *sessions = calloc((size_t)nfiles + 1, sizeof *sessions);
+    const char **session_keys = calloc((size_t)nfiles + 1, sizeof *session_keys);
+    int nsessions = 0;
     search_session_options so = {spec, false, backend, NULL, NULL, 0, false, false};
     cli_oracle_kind oracle_kind = CLI_ORACLE_NONE;
     gr_seqcmp_options seqcmp;
     int code = -1;
     gr_report r;
     gr_report_init(&r);
-    if (!search_session_open(&s, &src, &so, &err) ||
-        !cli_oracle_parse(&oracle, s.loaded.source, src.file, &oracle_kind, &seqcmp, &err))
+    if (!kernels || !sessions || !session_keys) {
+        gr_fail(&err, GR_ERR_NOMEM, "out of memory");
         goto done;
-    oracle_kind = cli_oracle_default(&oracle, s.have_spec ? &s.spec : NULL, oracle_kind);
+    }
+    for (int i = 0; i < nfiles && !src.kernel; i++) {
+        gr_witness peek;
+        if (!gr_witness_load(&peek, files[i], NULL, true, &err)) goto done;
+        kernels[i] = peek.kernel ? strdup(peek.kernel) : NULL;
+        gr_witness_free(&peek);
+    }
     r.command = "replay";
     r.file = gr_report_strdup(&r, src.file);
-    r.kernel = gr_report_strdup(&r, s.kernel->name);
-    uint64_t hash = gr_search_source_hash(&s.target);
-    for (int i = 0; i < nfiles; i++) {
+    for (int i = 0; i < nfiles || (i == 0 && nfiles == 0); i++) {
+        /* the session of this witness's kernel (all one session with --kernel) */
+        const char *key = nfiles ? kernels[i] : NULL;
+        search_session *s = NULL;
+        for (int j = 0; j < nsessions && !s; j++)
+            if ((!key && !session_keys[j]) || (key && session_keys[j] && strcmp(key, session_keys[j]) == 0))
+                s = &sessions[j];
+        if (!s) {
+            cli_source_options one = src;
+            if (key) one.kernel = key;
+            s = &sessions[nsessions];
+            if (!search_session_open(s, &one, &so, &err)) {
+                if (key) gr_error_wrap(&err, "the witness %s names kernel %s", files[i], key);
+                goto done;
+            }
+            session_keys[nsessions++] = key;
+            if (!cli_oracle_parse(&oracle, s->loaded.source, src.file, &oracle_kind, &seqcmp, &err))
+                goto done;
+            oracle_kind = cli_oracle_default(&oracle, s->have_spec ? &s->spec : NULL, oracle_kind);
+            if (!r.kernel) r.kernel = gr_report_strdup(&r, s->kernel->name);
+        }
+        if (nfiles == 0) break;
+        uint64_t hash = gr_search_source_hash(&s->target);
         gr_witness w;
         if (!gr_witness_load(&w, files[i], &hash, force, &err)) goto done;
-        int got = 0;
+        const char *mine = s->kernel->qualified ? s->kernel->qualified : s->kernel->name;
+        if (w.kernel && strcmp(w.kernel, mine) != 0 && strcmp(w.kernel, s->kernel->name) != 0 &&
+            !force) {
+            gr_fail_at(&err, GR_ERR_INPUT, files[i], 0, 0,
+                       "the witness is for kernel %s, not %s (--force replays it anyway)",
+                       w.kernel, mine);
+            gr_witness_free(&w);
+            goto done;
+        }
+        /* a nondeterministic backend (a GPU) gets a few tries before "not reproduced" */
+        int tries = gr_runner_deterministic(s->runner) ? 1 : 3, got = 0, runs = 0;
         size_t first = r.nfindings;
-        bool ok = search_report_witness(&s, &r, &w, files[i], NULL, 0, &got, &err);
-        fprintf(stderr, "replay: %s: %d finding%s\n", files[i], got, got == 1 ? "" : "s");
+        bool ok = true;
+        while (ok && runs < tries && got == 0) {
+            ok = search_report_witness(s, &r, &w, files[i], NULL, 0, &got, &err);
+            runs++;
+        }
+        if (tries > 1)
+            fprintf(stderr, "replay: %s: %d finding%s (%s in %d of %d runs)\n", files[i], got,
+                    got == 1 ? "" : "s", got ? "reproduced" : "not reproduced", got ? 1 : 0, runs);
+        else
+            fprintf(stderr, "replay: %s: %d finding%s\n", files[i], got, got == 1 ? "" : "s");
         if (ok && oracle_kind != CLI_ORACLE_NONE) {
             /* the value oracle on the witness's input: manifests for its races */
             cli_oracle_outcome outcome;
-            ok = cli_oracle_apply_from(oracle_kind, &seqcmp, s.loaded.module, s.kernel,
-                                       s.have_spec ? &s.spec : NULL, &w.input, s.srcmap, &r, first,
-                                       &outcome, &err);
+            ok = cli_oracle_apply_from(oracle_kind, &seqcmp, s->loaded.module, s->kernel,
+                                       s->have_spec ? &s->spec : NULL, &w.input, s->srcmap, &r,
+                                       first, &outcome, &err);
             if (ok) fprintf(stderr, "replay: %s: %s\n", files[i], outcome.line);
             cli_oracle_outcome_free(&outcome);
         }
@@ -276,11 +329,15 @@ int cmd_replay(int argc, char **argv) {
         if (!ok) goto done;
     }
     if (nfiles == 0) fprintf(stderr, "replay: %s: no witnesses\n", target);
-    code = cli_report_emit(&r, &report, s.srcmap, NULL, &err);
+    code = cli_report_emit(&r, &report, nsessions ? sessions[0].srcmap : NULL, NULL, &err);
 done:
     if (code < 0) code = search_fail(&err);
     gr_report_free(&r);
-    search_session_close(&s);
+    for (int j = 0; j < nsessions; j++) search_session_close(&sessions[j]);
+    free(sessions);
+    free(session_keys);
+    for (int i = 0; kernels && i < nfiles; i++) free(kernels[i]);
+    free(kernels);
     for (int i = 0; i < nfiles; i++) free(files[i]);
     free(files);
     return code;

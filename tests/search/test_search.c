@@ -158,3 +158,21 @@ Test(minimize, shrinks_toward_the_boundary) {
     gr_input_free(&out);
     gr_input_free(&in);
 }
+
+/* A file with two kernels: fuzz one with --kernel; replay finds the kernel in the witness, and
+ * refuses the witness for the other kernel unless --force. */
+Test(replay, takes_the_kernel_from_the_witness, .timeout = 120) {
+    char dir[1024], cmd[4096];
+    scratch(dir, sizeof dir, "twokernels");
+    snprintf(cmd, sizeof cmd,
+             "'%s' fuzz '%s' --kernel sum_race --time 20 --seed 1 --stop-on-first --findings '%s/f' "
+             "> '%s/fuzz.txt' 2>&1",
+             DRIVER, HERE "kernels/two_kernels.cu", dir, dir);
+    cr_assert_eq(run(cmd), 1, "fuzz must find the race (see %s/fuzz.txt)", dir);
+    snprintf(cmd, sizeof cmd, "'%s' replay '%s' '%s/f' > '%s/replay.txt' 2>&1", DRIVER,
+             HERE "kernels/two_kernels.cu", dir, dir);
+    cr_expect_eq(run(cmd), 1, "replay without --kernel reproduces (see %s/replay.txt)", dir);
+    snprintf(cmd, sizeof cmd, "'%s' replay '%s' '%s/f' --kernel scale_ok > '%s/other.txt' 2>&1",
+             DRIVER, HERE "kernels/two_kernels.cu", dir, dir);
+    cr_expect_eq(run(cmd), 2, "another kernel's witness is refused (see %s/other.txt)", dir);
+}
