@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/hints.h"
 #include "cli/interrupt.h"
 #include "cli/oracle_opts.h"
 #include "cli/report_opts.h"
@@ -930,6 +931,12 @@ int cmd_fuzz(int argc, char **argv) {
                         "gpurace replay lists them)\n",
                 sum.overflow, sum.overflow == 1 ? "" : "s", GR_CAMPAIGN_MAX_FINDINGS, findings_dir);
     code = cli_report_emit(&r, &report, s.srcmap, NULL, &err);
+    if (code == 0 && !report.quiet && !cli_interrupted()) {
+        gr_strbuf hint = GR_STRBUF_INIT;
+        cli_optimizer_hint(&src, &s.loaded, s.kernel->ptx_name, &hint);
+        if (hint.len) fputs(gr_strbuf_cstr(&hint), stderr);
+        gr_strbuf_free(&hint);
+    }
     /* findings that are not on disk outrank the others; a run that did not do its whole job
      * never passes */
     if (code >= 0 && (lost || (code == 0 && !sum.complete))) code = 3;

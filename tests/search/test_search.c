@@ -176,3 +176,23 @@ Test(replay, takes_the_kernel_from_the_witness, .timeout = 120) {
              DRIVER, HERE "kernels/two_kernels.cu", dir, dir);
     cr_expect_eq(run(cmd), 2, "another kernel's witness is refused (see %s/other.txt)", dir);
 }
+
+/* A neighbour load whose value is never used: the optimized build is quiet, and fuzz says that
+ * the optimizer removed the access and --source-faithful checks it. */
+Test(fuzz, says_when_the_optimizer_hid_accesses, .timeout = 120) {
+    char dir[1024], cmd[4096];
+    scratch(dir, sizeof dir, "hint");
+    snprintf(cmd, sizeof cmd,
+             "'%s' fuzz '%s' --spec '%s' --runs 200 --seed 1 --findings '%s/f' > '%s/out.txt' 2>&1",
+             DRIVER, SUITE "shapes/dead_load_race.cu", HERE "specs/dead_load_race.json", dir, dir);
+    cr_assert_eq(run(cmd), 0, "the optimized build has no race (see %s/out.txt)", dir);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    FILE *f = fopen(path, "r");
+    char text[16384] = "";
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f) fclose(f);
+    cr_expect(strstr(text, "line 18") && strstr(text, "--source-faithful checks"),
+              "the hint names the removed line:\n%s", text);
+}
