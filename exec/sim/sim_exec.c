@@ -167,6 +167,9 @@ static bool shared_var_covers(const sim_program *p, uint64_t addr, uint32_t size
  * *gen gets the generic address, *space_out the resolved space (global or shared for events). */
 static uint8_t *translate(sim_run *r, sim_warp *w, int lane, int space, uint64_t addr,
                           uint32_t size, uint64_t *gen, int *space_out) {
+    /* .shared and .local addresses are 32 bits wide: a negative 32-bit offset that was
+     * zero-extended and added to a positive one wraps there, as on the GPU */
+    if (space == SP_SHARED || space == SP_LOCAL) addr = (uint32_t)addr;
     if (space == SP_GENERIC) {
         if (addr >= SIM_GLOBAL_BASE) {
             space = SP_GLOBAL;

@@ -98,6 +98,8 @@ static const ptx_case cases[] = {
     {"st.shared.v2.f32 [sdata+16], {%f1, %f1}; ld.shared.v2.f32 {%f2, %f3}, [sdata+16]; add.f32 %f4, %f2, %f3; mov.b32 %r9, %f4;", 0x40000000u},
     {"mov.u32 %r1, 0x1234; st.shared.u32 [sdata+24], %r1; ld.shared.u8 %rs1, [sdata+25]; cvt.u32.u16 %r9, %rs1;", 0x12},
     {"mov.u32 %r1, sdata; atom.shared.or.b32 %r2, [%r1+24], 0x10000; ld.shared.u32 %r9, [sdata+24];", 0x11234},
+    /* a negative 32-bit offset, zero-extended, plus a positive one: shared addresses wrap at 32 bits */
+    {"mov.u32 %r1, sdata; st.shared.u32 [%r1+12], 4321; mov.u32 %r2, -4; cvt.u64.u32 %rd2, %r2; mov.u64 %rd3, sdata; add.s64 %rd3, %rd3, 16; add.s64 %rd3, %rd3, %rd2; ld.shared.u32 %r9, [%rd3];", 4321},
     {"mov.u64 %rd2, ldata; mov.u32 %r1, 7; mov.u32 %r2, 9; st.local.v2.u32 [%rd2], {%r1, %r2}; ld.local.v2.u32 {%r3, %r4}, [%rd2]; mul.lo.s32 %r9, %r3, %r4;", 63},
     {"mov.u64 %rd2, ldata; mov.b64 %rd3, -3; st.local.u64 [%rd2+8], %rd3; ld.local.u64 %rd4, [%rd2+8]; cvt.u32.u64 %r9, %rd4;", (uint32_t)-3},
     {"mov.u64 %rd2, ldata; cvta.local.u64 %rd3, %rd2; st.u32 [%rd3+16], 77; ld.local.u32 %r9, [%rd2+16];", 77},
