@@ -566,6 +566,7 @@ static decl_result parse_decl(parser *P, const char **pp, const char *e, bool in
         return fail_at(P, t.s, "expected a name in the declaration, found '%s'", quote(P, t.s, e))
                    ? DECL_OK
                    : DECL_ERROR;
+    const char *name_at = t.s;
     v->name = adup(P, t.s, (size_t)(t.e - t.s));
     if (!v->name) return oom(P) ? DECL_OK : DECL_ERROR;
     for (;;) {
@@ -599,6 +600,11 @@ static decl_result parse_decl(parser *P, const char **pp, const char *e, bool in
                                                                                          : DECL_ERROR;
         }
     }
+    /* every later stage does 64-bit size arithmetic on top of this bound */
+    if (ptx_var_size(v) > PTX_MAX_VAR_BYTES)
+        return fail_at(P, name_at, "variable %s is too large: more than 2^48 bytes", v->name)
+                   ? DECL_OK
+                   : DECL_ERROR;
     *pp = p;
     return DECL_OK;
 }
