@@ -819,8 +819,10 @@ int cmd_check(int argc, char **argv) {
         {"--force", CLI_FLAG, NULL, &o.force},
         {NULL, CLI_FLAG, NULL, NULL},
     };
+    /* a '-' report keeps standard output to itself: kernels' printf goes to standard error */
     if (!extract_args(argc, argv, &o, rest, &nrest, &err) ||
-        !cli_parse("check", nrest, rest, 2, &src, specs, &err)) {
+        !cli_parse("check", nrest, rest, 2, &src, specs, &err) ||
+        !cli_report_claim_stdout(&o.report, &err)) {
         code = fail(&err);
     } else if (o.input) {
         code = check_input(argc, argv, &o);
@@ -828,6 +830,7 @@ int cmd_check(int argc, char **argv) {
         code = run_check(&o, &src, &err);
         if (code < 0) code = fail(&err);
     }
+    cli_report_release_stdout();
     for (int i = 0; i < o.nargs; i++) free((char *)o.args[i].name);
     free(rest);
     return code;
