@@ -119,6 +119,12 @@ static bool extract_args(int argc, char **argv, check_options *o, char **rest, i
         if (o->nargs == CHECK_MAX_ARGS) return gr_fail(err, GR_ERR_USAGE, "too many --arg options");
         char *name = strndup(v, (size_t)(eq - v));
         if (!name) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        for (int k = 0; k < o->nargs; k++)
+            if (strcmp(o->args[k].name, name) == 0) {
+                gr_fail(err, GR_ERR_USAGE, "--arg %s is given twice", name);
+                free(name);
+                return false;
+            }
         o->args[o->nargs++] = (named_value){name, eq + 1, false};
     }
     return true;

@@ -1187,8 +1187,9 @@ static bool layout_module_vars(sim_program *p, const ptx_module *m, sim_alloc_fn
     p->vars = calloc((size_t)total + 1, sizeof *p->vars);
     if (!p->vars) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     /* Sizes below are 64-bit and bounded before they are narrowed: every variable is under
-     * 2^48 bytes (the parser's bound), the static shared layout under PTX_MAX_SHARED_PER_BLOCK
-     * plus gaps, the constant segment under SIM_MAX_CONST_BYTES. */
+     * 2^48 bytes (the parser's bound), each shared variable at most PTX_MAX_SHARED_PER_BLOCK,
+     * the static shared layout (at least the sum of its variables) at most
+     * SIM_MAX_SHARED_LAYOUT, the constant segment at most SIM_MAX_CONST_BYTES. */
     uint64_t shared = 0, cst = 0, shared_bytes = 0;
     /* const segment size first */
     for (int32_t i = 0; i < m->nvars; i++) {
@@ -1222,18 +1223,15 @@ static bool layout_module_vars(sim_program *p, const ptx_module *m, sim_alloc_fn
                 } else {
                     /* a guard gap after every variable, so that running off one array is
                      * an out-of-bounds access rather than a write into its neighbour */
-                    shared_bytes += g->size;
-                    if (g->size > PTX_MAX_SHARED_PER_BLOCK || shared_bytes > PTX_MAX_SHARED_PER_BLOCK)
+                    /* one variable past what a block can have is refused by name; the sum
+                     * over the module is the launch's to check (sim_backend.c) */
+                    if (g->size > PTX_MAX_SHARED_PER_BLOCK)
                         return gr_fail_at(err, GR_ERR_INPUT, m->source_name ? m->source_name : "",
                                           0, 0,
-                                          "shared variable %s (PTX line %u) is %" PRIu64 " bytes%s: "
+                                          "shared variable %s (PTX line %u) is %" PRIu64 " bytes: "
                                           "a block has at most %d bytes of shared memory",
-                                          v->name, v->ptx_line, g->size,
-                                          g->size > PTX_MAX_SHARED_PER_BLOCK
-                                              ? ""
-                                              : ", more than the shared memory left beside the "
-                                                "module's other shared variables",
-                                          PTX_MAX_SHARED_PER_BLOCK);
+                                          v->name, v->ptx_line, g->size, PTX_MAX_SHARED_PER_BLOCK);
+                    shared_bytes += g->size;
                     shared = align_up(shared, sim_var_align(v));
                     g->addr = shared;
                     shared += g->size + SIM_SHARED_GAP;

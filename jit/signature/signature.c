@@ -293,19 +293,14 @@ static char *base_name_of_demangled(const char *pretty, const char **params_open
     return dup_range(start, (size_t)(end - start));
 }
 
-/* A kernel's .shared variable over the per-block limit: named, so the user sees which. */
-static bool shared_too_large(const ptx_module *m, const char *kernel, const ptx_var *v,
-                             uint64_t total, gr_error *err) {
-    uint64_t own = ptx_var_size(v);
-    if (own > PTX_MAX_SHARED_PER_BLOCK)
-        return gr_fail_at(err, GR_ERR_INPUT, m->source_name ? m->source_name : "", 0, 0,
-                          "shared variable %s (PTX line %u) is %" PRIu64 " bytes: a block has at "
-                          "most %d bytes of shared memory",
-                          v->name, v->ptx_line, own, PTX_MAX_SHARED_PER_BLOCK);
+/* A .shared variable over the per-block limit: no GPU can launch a kernel that sees it. Only
+ * single variables are refused here: compilers put every kernel's __shared__ arrays at module
+ * scope, so the module's total says nothing about one kernel (a launch checks its own). */
+static bool shared_too_large(const ptx_module *m, const ptx_var *v, gr_error *err) {
     return gr_fail_at(err, GR_ERR_INPUT, m->source_name ? m->source_name : "", 0, 0,
-                      "kernel %s needs %" PRIu64 " bytes of static shared memory with shared "
-                      "variable %s (PTX line %u): a block has at most %d bytes",
-                      kernel, total, v->name, v->ptx_line, PTX_MAX_SHARED_PER_BLOCK);
+                      "shared variable %s (PTX line %u) is %" PRIu64 " bytes: a block has at "
+                      "most %d bytes of shared memory",
+                      v->name, v->ptx_line, ptx_var_size(v), PTX_MAX_SHARED_PER_BLOCK);
 }
 
 static bool build_params(gr_kernel_sig *k, const source_decl *decl, const char *demangled_params,
@@ -384,20 +379,16 @@ bool gr_kernel_list_build(const ptx_module *m, const char *source, gr_kernel_lis
         return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     }
 
-    /* each size is below 2^48 (the parser's bound), so these sums are exact */
+    /* each variable is at most PTX_MAX_SHARED_PER_BLOCK bytes, so these sums are exact */
     uint64_t module_shared = 0;
     bool dynamic_shared = false;
-    const ptx_var *module_shared_last = NULL;
+    const ptx_var *too_large = NULL;
     for (int i = 0; i < m->nvars; i++) {
         const ptx_var *v = &m->vars[i];
         if (v->space != PTX_SPACE_SHARED) continue;
-        if (v->is_extern) {
-            dynamic_shared = true;
-        } else {
-            module_shared += ptx_var_size(v);
-            if (module_shared > PTX_MAX_SHARED_PER_BLOCK && !module_shared_last)
-                module_shared_last = v;
-        }
+        if (v->is_extern) dynamic_shared = true;
+        else if (ptx_var_size(v) > PTX_MAX_SHARED_PER_BLOCK && !too_large) too_large = v;
+        else module_shared += ptx_var_size(v);
     }
 
     bool ok = true;
@@ -445,20 +436,18 @@ bool gr_kernel_list_build(const ptx_module *m, const char *source, gr_kernel_lis
         }
         k->static_shared_bytes = module_shared;
         k->uses_dynamic_shared = dynamic_shared;
-        if (module_shared_last) {
-            ok = shared_too_large(m, k->name, module_shared_last, module_shared, err);
+        if (too_large) {
+            ok = shared_too_large(m, too_large, err);
             break;
         }
         for (int v = 0; v < fn->nvars && ok; v++) {
             const ptx_var *var = &fn->vars[v];
             if (var->space != PTX_SPACE_SHARED) continue;
-            if (var->is_extern) {
-                k->uses_dynamic_shared = true;
-                continue;
-            }
-            k->static_shared_bytes += ptx_var_size(var);
-            if (k->static_shared_bytes > PTX_MAX_SHARED_PER_BLOCK)
-                ok = shared_too_large(m, k->name, var, k->static_shared_bytes, err);
+            if (var->is_extern) k->uses_dynamic_shared = true;
+            else if (ptx_var_size(var) > PTX_MAX_SHARED_PER_BLOCK)
+                ok = shared_too_large(m, var, err);
+            else
+                k->static_shared_bytes += ptx_var_size(var);
         }
     }
     free_decls(decls, ndecls);

@@ -422,6 +422,11 @@ Test(hostile_numbers, arg_past_its_c_type) {
     ASSERT_ERR_HAS(c, "4294967296");
     ASSERT_ERR_HAS(c, "out of range");
     done(&c);
+    /* one value per parameter: a second one would be silently ignored */
+    c = check_store("--arg", "n=1", "--arg", "n=2");
+    ASSERT_EXIT(c, 2);
+    ASSERT_ERR_HAS(c, "--arg n is given twice");
+    done(&c);
 }
 
 Test(hostile_numbers, schedule_quantum_past_32_bits) {

@@ -137,8 +137,9 @@ Test(signature, no_source_means_positional_names) {
 }
 
 /* Sizes the signature hands on as ints or adds up are bounded, and what a GPU cannot hold is
- * refused by name: a .shared variable or a kernel's static total over 232448 bytes, parameters
- * over 32764 bytes. Sizes just inside the limits are taken. */
+ * refused by name: a .shared variable over 232448 bytes, parameters over 32764 bytes. Sizes just
+ * inside the limits are taken, and so is a module whose kernels' shared arrays add up to more
+ * than one block holds (compilers put them all at module scope; each kernel uses its own). */
 static bool build_ptx(const char *body, gr_kernel_list *list, gr_error *err) {
     char text[2048];
     snprintf(text, sizeof text, ".version 8.0\n.target sm_90\n.address_size 64\n%s", body);
@@ -156,10 +157,11 @@ Test(signature, sizes_past_the_gpu_limits_are_refused_by_name) {
     } cases[] = {
         {".visible .entry k()\n{\n.shared .b8 s[232448];\nret;\n}\n", NULL},
         {".visible .entry k()\n{\n.shared .b8 s[4294967300];\nret;\n}\n", "shared variable s"},
-        {".shared .b8 a[200000];\n.visible .entry k()\n{\n.shared .b8 b[40000];\nret;\n}\n",
-         "kernel k needs 240000 bytes"},
-        {".shared .b8 a[200000];\n.shared .b8 b[40000];\n.visible .entry k()\n{\nret;\n}\n",
-         "shared variable b"},
+        {".shared .b8 a[232449];\n.visible .entry k()\n{\nret;\n}\n", "shared variable a"},
+        {".visible .entry k()\n{\n.shared .b8 b[232449];\nret;\n}\n", "shared variable b"},
+        {".shared .b8 a[200000];\n.shared .b8 b[200000];\n.visible .entry k()\n{\nret;\n}\n"
+         ".visible .entry k2()\n{\nret;\n}\n",
+         NULL},
         {".visible .entry k(.param .align 4 .b8 p[32764])\n{\nret;\n}\n", NULL},
         {".visible .entry k(.param .align 4 .b8 p[4294967296])\n{\nret;\n}\n", "parameter p"},
         {".visible .entry k(.param .b8 p[32760], .param .u64 q)\n{\nret;\n}\n", "parameter q"},
