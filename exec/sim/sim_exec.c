@@ -1223,9 +1223,9 @@ static int device_printf(sim_run *r, sim_warp *w, int lane, uint64_t fmt_addr, u
             spec[n] = 0;
             if (conv == 'd' || conv == 'i')
                 gr_strbuf_appendf(&line, spec, size == 8 ? (long long)v : (long long)(int32_t)v);
-            else if (conv == 'c')
-                gr_strbuf_putc(&line, (char)v);
-            else
+            else if (conv == 'c' && (char)v)
+                gr_strbuf_putc(&line, (char)v); /* a NUL is left out: it would end the text */
+            else if (conv != 'c')
                 gr_strbuf_appendf(&line, spec, (unsigned long long)(size == 8 ? v : (uint32_t)v));
         } else {
             gr_strbuf_appendf(&line, "%%%c", conv);
