@@ -1,6 +1,14 @@
 #include "cli/args.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/number.h"
 
 static bool take_value(const char *command, int argc, char **argv, int *i, const char *name,
                        const char *inline_value, const char **out, gr_error *err) {
@@ -131,5 +139,52 @@ bool cli_parse(const char *command, int argc, char **argv, int first, cli_source
     src->compile.n_include_dirs = n_inc;
     src->compile.defines = src->defines;
     src->compile.n_defines = n_def;
+    return true;
+}
+
+bool cli_parse_uint_flag(const char *flag, const char *text, uint64_t min, uint64_t max,
+                         uint64_t *out, gr_error *err) {
+    switch (gr_parse_u64(text, min, max, out)) {
+    case GR_NUMBER_OK: return true;
+    case GR_NUMBER_RANGE:
+        return gr_fail(err, GR_ERR_USAGE, "%s: %s is out of range (%" PRIu64 "..%" PRIu64 ")",
+                       flag, text, min, max);
+    case GR_NUMBER_SYNTAX: break;
+    }
+    return gr_fail(err, GR_ERR_USAGE, "%s must be an integer in %" PRIu64 "..%" PRIu64 ", not '%s'",
+                   flag, min, max, text ? text : "");
+}
+
+bool cli_parse_int_flag(const char *flag, const char *text, int64_t min, int64_t max,
+                        int64_t *out, gr_error *err) {
+    switch (gr_parse_i64(text, min, max, out)) {
+    case GR_NUMBER_OK: return true;
+    case GR_NUMBER_RANGE:
+        return gr_fail(err, GR_ERR_USAGE, "%s: %s is out of range (%" PRId64 "..%" PRId64 ")",
+                       flag, text, min, max);
+    case GR_NUMBER_SYNTAX: break;
+    }
+    return gr_fail(err, GR_ERR_USAGE, "%s must be an integer in %" PRId64 "..%" PRId64 ", not '%s'",
+                   flag, min, max, text ? text : "");
+}
+
+bool cli_parse_float_flag(const char *flag, const char *text, int bits, double *out,
+                          gr_error *err) {
+    char *end = NULL;
+    errno = 0;
+    bool blank = !text || !*text || isspace((unsigned char)*text);
+    double v = blank ? 0 : strtod(text, &end);
+    if (blank || end == text || *end)
+        return gr_fail(err, GR_ERR_USAGE, "%s must be a number, not '%s'", flag,
+                       text ? text : "");
+    /* overflow is ERANGE with +-HUGE_VAL; underflow (a tiny value) rounds and is kept */
+    bool overflow = errno == ERANGE && isinf(v);
+    /* a float rounds to infinity from FLT_MAX plus half its last place (2^103) on */
+    if (!overflow && bits == 32 && isfinite(v) && fabs(v) >= (double)FLT_MAX + ldexp(1, 103))
+        overflow = true;
+    if (overflow)
+        return gr_fail(err, GR_ERR_USAGE, "%s: %s is out of range for a %s (largest %g)", flag,
+                       text, bits == 32 ? "float" : "double", bits == 32 ? (double)FLT_MAX : DBL_MAX);
+    *out = v;
     return true;
 }

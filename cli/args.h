@@ -3,6 +3,7 @@
 #define GR_CLI_ARGS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "common/error.h"
 #include "exec/backend.h"
@@ -38,5 +39,17 @@ bool cli_parse(const char *command, int argc, char **argv, int first, cli_source
  * (gr_confirm_mode); fsm is the FSM alone. `detect` may be NULL when none is not allowed. */
 bool cli_parse_detector(const char *text, bool allow_none, gr_detector_kind *kind,
                         gr_confirm_mode *confirm, bool *detect, gr_error *err);
+
+/* Numeric option values, for every command: `text` must be a whole integer (decimal, or hex
+ * with 0x) in min..max, else a usage error (exit status 2) that names `flag` and the range. `flag`
+ * is what the user reads first: "--shared", or for an --arg value "--arg n (parameter n, int)". */
+bool cli_parse_uint_flag(const char *flag, const char *text, uint64_t min, uint64_t max,
+                         uint64_t *out, gr_error *err);
+bool cli_parse_int_flag(const char *flag, const char *text, int64_t min, int64_t max,
+                        int64_t *out, gr_error *err);
+/* A floating-point value for a float (`bits` 32) or double (64): the whole text must be a number
+ * (inf and nan spelled out are taken); a finite value beyond the type's range is an error. */
+bool cli_parse_float_flag(const char *flag, const char *text, int bits, double *out,
+                          gr_error *err);
 
 #endif

@@ -25,6 +25,7 @@
  *   exactly COUNT elements, so accesses past it are out-of-bounds findings. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 #include "cli/report/report.h"
 #include "cli/report/report_exec.h"
 #include "cli/report_opts.h"
+#include "common/number.h"
 #include "corpus/codec.h"
 #include "corpus/generate.h"
 #include "corpus/launch.h"
@@ -69,35 +71,32 @@ static int fail(gr_error *err) {
     return code;
 }
 
-static bool parse_dim3(const char *what, const char *text, gr_dim3 *out, gr_error *err) {
+/* X[,Y[,Z]] with each component in 1..max[i] (CUDA's limits for a grid or a block). */
+static bool parse_dim3(const char *what, const char *text, const uint32_t max[3], gr_dim3 *out,
+                       gr_error *err) {
+    static const char *const axis[3] = {"x", "y", "z"};
     uint32_t v[3] = {1, 1, 1};
     const char *p = text;
     for (int i = 0; i < 3; i++) {
-        char *end;
-        errno = 0;
-        unsigned long long x = strtoull(p, &end, 10);
-        if (end == p || errno || x == 0 || x > 0xffffffffull || *p == '-') goto bad;
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char part[32], flag[32];
+        if (n == 0 || n >= sizeof part || (comma && i == 2)) break;
+        memcpy(part, p, n);
+        part[n] = '\0';
+        snprintf(flag, sizeof flag, "%s %s", what, axis[i]);
+        uint64_t x;
+        if (gr_parse_u64(part, 0, UINT64_MAX, &x) == GR_NUMBER_SYNTAX) break;
+        if (!cli_parse_uint_flag(flag, part, 1, max[i], &x, err)) return false;
         v[i] = (uint32_t)x;
-        if (*end == '\0') {
+        if (!comma) {
             *out = (gr_dim3){v[0], v[1], v[2]};
             return true;
         }
-        if (*end != ',') goto bad;
-        p = end + 1;
+        p = comma + 1;
     }
-bad:
     return gr_fail(err, GR_ERR_USAGE, "%s must be X[,Y[,Z]] with positive integers, not '%s'",
                    what, text);
-}
-
-static bool parse_u64(const char *what, const char *text, uint64_t *out, gr_error *err) {
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(text, &end, 0);
-    if (!*text || *end || errno || *text == '-')
-        return gr_fail(err, GR_ERR_USAGE, "%s must be a non-negative integer, not '%s'", what, text);
-    *out = x;
-    return true;
 }
 
 /* Takes every `--arg NAME=VALUE` out of argv (cli_parse knows single-valued options only). */
@@ -120,6 +119,12 @@ static bool extract_args(int argc, char **argv, check_options *o, char **rest, i
         if (o->nargs == CHECK_MAX_ARGS) return gr_fail(err, GR_ERR_USAGE, "too many --arg options");
         char *name = strndup(v, (size_t)(eq - v));
         if (!name) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        for (int k = 0; k < o->nargs; k++)
+            if (strcmp(o->args[k].name, name) == 0) {
+                gr_fail(err, GR_ERR_USAGE, "--arg %s is given twice", name);
+                free(name);
+                return false;
+            }
         o->args[o->nargs++] = (named_value){name, eq + 1, false};
     }
     return true;
@@ -155,26 +160,32 @@ typedef struct buffer_spec {
     int elem;       /* bytes */
     bool is_float;  /* float/double/half */
     uint64_t count;
-    char init[256];
+    char *text;     /* a copy of TYPE,COUNT[,INIT] split in place; buffer_spec_free */
+    const char *init;
 } buffer_spec;
+
+static void buffer_spec_free(buffer_spec *b) {
+    free(b->text);
+    b->text = NULL;
+}
+
+/* The largest buffer check makes: 4 GiB, as the simulator's address windows allow. */
+#define CHECK_MAX_BUFFER_BYTES (1ull << 32)
 
 static bool parse_buffer_spec(const char *name, const char *text, buffer_spec *b, gr_error *err) {
     memset(b, 0, sizeof *b);
     size_t n = strlen(text);
     if (strncmp(text, "buffer(", 7) != 0 || n < 9 || text[n - 1] != ')')
         return gr_fail(err, GR_ERR_USAGE, "--arg %s=%s: expected an element count or buffer(TYPE,COUNT[,INIT])", name, text);
-    char body[512];
-    snprintf(body, sizeof body, "%.*s", (int)(n - 8), text + 7);
+    b->text = strndup(text + 7, n - 8);
+    if (!b->text) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    char *body = b->text;
     char *c1 = strchr(body, ',');
     if (!c1) return gr_fail(err, GR_ERR_USAGE, "--arg %s: buffer() needs TYPE,COUNT", name);
     *c1 = '\0';
     char *count = c1 + 1, *c2 = strchr(count, ',');
-    if (c2) {
-        *c2 = '\0';
-        snprintf(b->init, sizeof b->init, "%s", c2 + 1);
-    } else {
-        snprintf(b->init, sizeof b->init, "zeros");
-    }
+    if (c2) *c2 = '\0';
+    b->init = c2 ? c2 + 1 : "zeros";
     /* the element types of specs and witnesses: i8..u64, f16/f32/f64 and their C spellings */
     gr_elem_type type;
     if (!gr_elem_parse(body, &type))
@@ -182,7 +193,10 @@ static bool parse_buffer_spec(const char *name, const char *text, buffer_spec *b
     b->type = type;
     b->elem = gr_elem_size(type);
     b->is_float = gr_elem_is_float(type);
-    return parse_u64("buffer COUNT", count, &b->count, err);
+    char flag[256];
+    snprintf(flag, sizeof flag, "--arg %s (buffer COUNT of %s elements)", name, gr_elem_name(type));
+    return cli_parse_uint_flag(flag, count, 0, CHECK_MAX_BUFFER_BYTES / (uint64_t)b->elem,
+                               &b->count, err);
 }
 
 static void put_elem(uint8_t *p, const buffer_spec *b, double fv, long long iv) {
@@ -201,8 +215,47 @@ static void put_elem(uint8_t *p, const buffer_spec *b, double fv, long long iv) 
     }
 }
 
+/* One value of const:V or values:a;b;c, within the element type's range. */
+static bool parse_elem_value(const char *name, const char *text, const buffer_spec *b,
+                             double *fv, long long *iv, gr_error *err) {
+    char flag[256];
+    snprintf(flag, sizeof flag, "--arg %s (an element of type %s)", name, gr_elem_name(b->type));
+    *fv = 0;
+    *iv = 0;
+    if (b->is_float) {
+        if (!cli_parse_float_flag(flag, text, b->elem == 8 ? 64 : 32, fv, err)) return false;
+        /* a half rounds to infinity from 65520 on (65504 plus half its last place) */
+        if (b->elem == 2 && isfinite(*fv) && fabs(*fv) >= 65520.0)
+            return gr_fail(err, GR_ERR_USAGE, "%s: %s is out of range for a half (largest 65504)",
+                           flag, text);
+        return true;
+    }
+    if (b->type == GR_ELEM_U64) {
+        uint64_t u;
+        if (!cli_parse_uint_flag(flag, text, 0, UINT64_MAX, &u, err)) return false;
+        memcpy(iv, &u, sizeof u);
+        return true;
+    }
+    int64_t v;
+    if (!cli_parse_int_flag(flag, text, gr_elem_int_min(b->type), gr_elem_int_max(b->type), &v,
+                            err))
+        return false;
+    *iv = (long long)v;
+    return true;
+}
+
 static bool fill_buffer(const char *name, const buffer_spec *b, uint8_t *data, gr_error *err) {
     const char *init = b->init;
+    if (strcmp(init, "zeros") != 0 && strcmp(init, "ones") != 0 && strcmp(init, "iota") != 0 &&
+        strcmp(init, "random") != 0 && strncmp(init, "const:", 6) != 0 &&
+        strncmp(init, "values:", 7) != 0)
+        return gr_fail(err, GR_ERR_USAGE, "--arg %s: unknown buffer initializer '%s'", name, init);
+    double fv = 0;
+    long long iv = 0;
+    if (strncmp(init, "const:", 6) == 0 && !parse_elem_value(name, init + 6, b, &fv, &iv, err))
+        return false;
+    bool values = strncmp(init, "values:", 7) == 0;
+    const char *next = values ? init + 7 : NULL; /* the values not yet used */
     uint64_t seed = 0x9e3779b97f4a7c15ull;
     for (uint64_t i = 0; i < b->count; i++) {
         uint8_t *p = data + i * (uint64_t)b->elem;
@@ -217,17 +270,22 @@ static bool fill_buffer(const char *name, const buffer_spec *b, uint8_t *data, g
             uint64_t r = seed >> 33;
             put_elem(p, b, (double)(r % 2001) / 100.0 - 10.0, (long long)(r % 1000));
         } else if (strncmp(init, "const:", 6) == 0) {
-            put_elem(p, b, strtod(init + 6, NULL), strtoll(init + 6, NULL, 0));
-        } else if (strncmp(init, "values:", 7) == 0) {
-            const char *v = init + 7;
-            for (uint64_t k = 0; k < i && v; k++) {
-                v = strchr(v, ';');
-                if (v) v++;
-            }
-            if (v && *v) put_elem(p, b, strtod(v, NULL), strtoll(v, NULL, 0));
-            else put_elem(p, b, 0, 0);
+            put_elem(p, b, fv, iv);
         } else {
-            return gr_fail(err, GR_ERR_USAGE, "--arg %s: unknown buffer initializer '%s'", name, init);
+            /* the values in order, then zeros */
+            if (next && *next) {
+                const char *semi = strchr(next, ';');
+                size_t n = semi ? (size_t)(semi - next) : strlen(next);
+                char *one = strndup(next, n);
+                if (!one) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+                bool ok = parse_elem_value(name, one, b, &fv, &iv, err);
+                free(one);
+                if (!ok) return false;
+                put_elem(p, b, fv, iv);
+                next = semi ? semi + 1 : NULL;
+            } else {
+                put_elem(p, b, 0, 0);
+            }
         }
     }
     return true;
@@ -236,6 +294,81 @@ static bool fill_buffer(const char *name, const buffer_spec *b, uint8_t *data, g
 static bool is_float_type(const gr_kernel_param *p) {
     if (p->c_type) return strstr(p->c_type, "float") || strstr(p->c_type, "double");
     return p->ptx_type == PTX_TYPE_F32 || p->ptx_type == PTX_TYPE_F64;
+}
+
+/* Which integers an integer parameter holds, from its C type; a typedef the table does not know
+ * (and a PTX-only kernel) takes either signedness, since PTX's .u32 is what compilers write for
+ * an `int` as well. */
+typedef enum int_range { INT_SIGNED, INT_UNSIGNED, INT_EITHER, INT_BOOL } int_range;
+
+static int_range int_range_of(const gr_kernel_param *p) {
+    const char *t = p->c_type;
+    if (!t) return INT_EITHER;
+    for (;;) {
+        if (strncmp(t, "const ", 6) == 0) t += 6;
+        else if (strncmp(t, "volatile ", 9) == 0) t += 9;
+        else if (strncmp(t, "std::", 5) == 0) t += 5;
+        else break;
+    }
+    if (strcmp(t, "bool") == 0) return INT_BOOL;
+    if (strstr(t, "unsigned") || strncmp(t, "uint", 4) == 0 || strncmp(t, "size_t", 6) == 0 ||
+        strncmp(t, "u_int", 5) == 0)
+        return INT_UNSIGNED;
+    static const char *const signed_names[] = {"int", "short", "long", "signed", "char",
+                                               "ptrdiff_t", "ssize_t", "intptr_t"};
+    for (size_t i = 0; i < sizeof signed_names / sizeof signed_names[0]; i++)
+        if (strncmp(t, signed_names[i], strlen(signed_names[i])) == 0) return INT_SIGNED;
+    return INT_EITHER;
+}
+
+/* An integer --arg value for parameter `p`, in the range of its C type and size. `*count` gets
+ * the value when it is a plausible element count (it sizes the default buffers), else 0. */
+static bool parse_int_arg(const gr_kernel_param *p, const char *text, uint64_t *bits,
+                          uint64_t *count, gr_error *err) {
+    int size = p->size >= 1 && p->size <= 8 ? p->size : 8, nbits = 8 * size;
+    int_range range = int_range_of(p);
+    char flag[256];
+    snprintf(flag, sizeof flag, "--arg %s (parameter %s, %s)", p->name, p->name,
+             p->c_type ? p->c_type : ptx_type_name((ptx_type)p->ptx_type));
+    uint64_t umax = nbits == 64 ? UINT64_MAX : (1ull << nbits) - 1;
+    int64_t smin = nbits == 64 ? INT64_MIN : -(int64_t)(1ull << (nbits - 1));
+    int64_t smax = nbits == 64 ? INT64_MAX : (int64_t)((1ull << (nbits - 1)) - 1);
+    *count = 0;
+    if (range == INT_EITHER) {
+        /* a value of either signedness: the message gives the whole range */
+        uint64_t u;
+        int64_t v;
+        gr_number_status st = text[0] == '-' ? gr_parse_i64(text, smin, smax, &v)
+                                             : gr_parse_u64(text, 0, umax, &u);
+        if (st == GR_NUMBER_SYNTAX)
+            return gr_fail(err, GR_ERR_USAGE,
+                           "%s must be an integer in %" PRId64 "..%" PRIu64 ", not '%s'", flag,
+                           smin, umax, text);
+        if (st == GR_NUMBER_RANGE)
+            return gr_fail(err, GR_ERR_USAGE, "%s: %s is out of range (%" PRId64 "..%" PRIu64 ")",
+                           flag, text, smin, umax);
+        *bits = text[0] == '-' ? (uint64_t)v & umax : u;
+        *count = text[0] == '-' ? 0 : u;
+        return true;
+    }
+    if (range == INT_BOOL || range == INT_UNSIGNED) {
+        uint64_t v;
+        if (!cli_parse_uint_flag(flag, text, 0, range == INT_BOOL ? 1 : umax, &v, err))
+            return false;
+        *bits = v;
+        *count = v;
+        return true;
+    }
+    int64_t v;
+    if (!cli_parse_int_flag(flag, text, smin, smax, &v, err)) return false;
+    *bits = (uint64_t)v & umax;
+    *count = v > 0 ? (uint64_t)v : 0;
+    return true;
+}
+
+/* a * b, or UINT64_MAX when that does not fit */
+static uint64_t saturating_mul(uint64_t a, uint64_t b) {
+    return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
 }
 
 /* The launch's parameters as a gr_input (corpus/launch.h): what the backend launches and what
@@ -249,12 +382,13 @@ static bool build_input(check_options *o, const gr_kernel_sig *k, const gr_launc
     in->shared_bytes = L->dynamic_shared;
     in->schedule = (gr_input_schedule){(gr_input_sched_kind)L->schedule.kind, L->schedule.seed,
                                        L->schedule.quantum, L->schedule.depth};
-    in->nargs = k->nparams;
     in->args = calloc((size_t)k->nparams + 1, sizeof *in->args);
     in->buffers = calloc((size_t)k->nparams + 1, sizeof *in->buffers);
     if (!in->args || !in->buffers) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
-    uint64_t threads = (uint64_t)L->grid.x * L->grid.y * L->grid.z * L->block.x * L->block.y *
-                       L->block.z;
+    in->nargs = k->nparams; /* from here on gr_input_free releases what was made */
+    uint64_t threads = 1;
+    const uint32_t dims[6] = {L->grid.x, L->grid.y, L->grid.z, L->block.x, L->block.y, L->block.z};
+    for (int d = 0; d < 6; d++) threads = saturating_mul(threads, dims[d]);
     /* scalars first: the largest integer argument sizes the default buffers */
     uint64_t elems = threads;
     for (int i = 0; i < k->nparams; i++) {
@@ -275,22 +409,23 @@ static bool build_input(check_options *o, const gr_kernel_sig *k, const gr_launc
         a->kind = GR_INPUT_SCALAR;
         if (is_float_type(p)) {
             a->type = p->size == 8 ? GR_ELEM_F64 : GR_ELEM_F32;
-            a->bits = gr_scalar_from_f64(a->type, nv ? strtod(nv->value, NULL) : 1.0);
+            double v = 1.0;
+            char flag[256];
+            snprintf(flag, sizeof flag, "--arg %s (parameter %s, %s)", p->name, p->name,
+                     p->c_type ? p->c_type : ptx_type_name((ptx_type)p->ptx_type));
+            if (nv && !cli_parse_float_flag(flag, nv->value, p->size == 8 ? 64 : 32, &v, err))
+                return false;
+            a->bits = gr_scalar_from_f64(a->type, v);
             continue;
         }
         a->type = p->size == 8 ? GR_ELEM_I64 : p->size == 2 ? GR_ELEM_I16 : p->size == 1 ? GR_ELEM_I8
                                                                                         : GR_ELEM_I32;
-        long long x = (long long)threads;
-        if (nv) {
-            char *end;
-            errno = 0;
-            x = strtoll(nv->value, &end, 0);
-            if (*end || errno)
-                return gr_fail(err, GR_ERR_USAGE, "--arg %s=%s: not an integer", p->name, nv->value);
-        }
-        a->bits = (uint64_t)x;
+        /* unset: the total number of threads, cut to the parameter's width */
+        uint64_t count = threads;
+        a->bits = threads;
+        if (nv && !parse_int_arg(p, nv->value, &a->bits, &count, err)) return false;
         if (p->size < 8) a->bits &= (1ull << (8 * p->size)) - 1;
-        if (x > 0 && (uint64_t)x > elems && (uint64_t)x < (1ull << 28)) elems = (uint64_t)x;
+        if (count > elems && count < (1ull << 28)) elems = count;
     }
     for (int i = 0; i < o->nargs; i++)
         if (!o->args[i].used)
@@ -300,27 +435,37 @@ static bool build_input(check_options *o, const gr_kernel_sig *k, const gr_launc
         const gr_kernel_param *p = &k->params[i];
         if (p->kind != GR_PARAM_POINTER) continue;
         named_value *nv = p->name ? find_arg(o, p->name) : NULL;
-        gr_input_buffer *b = &in->buffers[in->nbuffers];
+        /* the buffer belongs to `in` from the start, so every error below frees it */
+        int nb = in->nbuffers++;
+        gr_input_buffer *b = &in->buffers[nb];
+        in->args[i].kind = GR_INPUT_BUFFER;
+        in->args[i].buffer = nb;
         b->name = strdup(p->name ? p->name : "buffer");
         b->param = i;
+        if (!b->name) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
         if (nv && strncmp(nv->value, "buffer(", 7) == 0) {
             buffer_spec bs;
-            if (!parse_buffer_spec(p->name, nv->value, &bs, err)) return false;
-            uint64_t bytes = bs.count * (uint64_t)bs.elem;
-            if (bytes > (1ull << 32))
-                return gr_fail(err, GR_ERR_USAGE, "--arg %s: buffer too large", p->name);
-            b->type = bs.type;
-            b->count = bs.count;
-            b->bytes = bytes;
-            b->data = calloc((size_t)bytes + 1, 1);
-            if (!b->data) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
-            if (!fill_buffer(p->name, &bs, b->data, err)) return false;
-            report_elem[in->nbuffers] = (uint32_t)bs.elem;
+            bool ok = parse_buffer_spec(p->name, nv->value, &bs, err);
+            uint64_t bytes = bs.count * (uint64_t)bs.elem; /* at most 4 GiB: parse_buffer_spec */
+            if (ok) {
+                b->type = bs.type;
+                b->count = bs.count;
+                b->bytes = bytes;
+                b->data = calloc((size_t)bytes + 1, 1);
+                ok = b->data ? fill_buffer(p->name, &bs, b->data, err)
+                             : gr_fail(err, GR_ERR_NOMEM, "out of memory");
+            }
+            buffer_spec_free(&bs);
+            if (!ok) return false;
+            report_elem[nb] = (uint32_t)bs.elem;
         } else {
-            uint64_t n = elems;
-            if (nv && !parse_u64("--arg for a buffer (element count)", nv->value, &n, err))
-                return false;
             int size = elem_size_of(p->elem_type);
+            uint64_t n = elems;
+            char flag[256];
+            snprintf(flag, sizeof flag, "--arg %s (element count of buffer %s)", p->name, p->name);
+            if (nv && !cli_parse_uint_flag(flag, nv->value, 0,
+                                           CHECK_MAX_BUFFER_BYTES / (uint64_t)size, &n, err))
+                return false;
             /* the comparison's element type: the C type's, else its scalar component */
             const char *t = p->elem_type ? p->elem_type : "";
             if (strncmp(t, "const ", 6) == 0) t += 6;
@@ -330,16 +475,18 @@ static bool build_input(check_options *o, const gr_kernel_sig *k, const gr_launc
                           : size % 4 == 0      ? GR_ELEM_U32
                                                : GR_ELEM_U8;
             if (gr_elem_size(b->type) > size) b->type = GR_ELEM_U8;
-            b->bytes = n * (uint64_t)size;
-            if (b->bytes > (1ull << 32))
-                return gr_fail(err, GR_ERR_USAGE, "buffer %s is too large", p->name);
+            b->bytes = saturating_mul(n, (uint64_t)size);
+            if (b->bytes > CHECK_MAX_BUFFER_BYTES)
+                return gr_fail(err, GR_ERR_USAGE,
+                               "buffer %s would be larger than 4 GiB (one element per thread or "
+                               "per the largest integer argument): give its element count with "
+                               "--arg %s=N",
+                               p->name, p->name);
             b->count = b->bytes / (uint64_t)gr_elem_size(b->type);
             b->data = calloc((size_t)b->bytes + 1, 1);
             if (!b->data) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
-            report_elem[in->nbuffers] = (uint32_t)size;
+            report_elem[nb] = (uint32_t)size;
         }
-        in->args[i].kind = GR_INPUT_BUFFER;
-        in->args[i].buffer = in->nbuffers++;
     }
     return true;
 }
@@ -477,15 +624,23 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     if ((!o->grid || !o->block) && !o->spec)
         return gr_fail(err, GR_ERR_USAGE, "'gpurace check' needs --grid and --block (or --spec)"),
                -1;
-    if (o->grid && !parse_dim3("--grid", o->grid, &L.grid, err)) return -1;
-    if (o->block && !parse_dim3("--block", o->block, &L.block, err)) return -1;
+    /* CUDA's limits: a grid of 2^31-1 x 65535 x 65535 blocks, a block of 1024 threads */
+    static const uint32_t grid_max[3] = {2147483647u, 65535, 65535}, block_max[3] = {1024, 1024, 64};
+    if (o->grid && !parse_dim3("--grid", o->grid, grid_max, &L.grid, err)) return -1;
+    if (o->block && !parse_dim3("--block", o->block, block_max, &L.block, err)) return -1;
+    if (o->block && (uint64_t)L.block.x * L.block.y * L.block.z > 1024)
+        return gr_fail(err, GR_ERR_USAGE, "--block %s has %" PRIu64 " threads: at most 1024",
+                       o->block, (uint64_t)L.block.x * L.block.y * L.block.z),
+               -1;
     uint64_t v = 0;
     if (o->shared) {
-        if (!parse_u64("--shared", o->shared, &v, err)) return -1;
-        if (v > 0xffffffffu) return gr_fail(err, GR_ERR_USAGE, "--shared is too large"), -1;
+        if (!cli_parse_uint_flag("--shared", o->shared, 0, PTX_MAX_SHARED_PER_BLOCK, &v, err))
+            return -1;
         L.dynamic_shared = (uint32_t)v;
     }
-    if (o->step_budget && !parse_u64("--step-budget", o->step_budget, &L.step_budget, err)) return -1;
+    if (o->step_budget &&
+        !cli_parse_uint_flag("--step-budget", o->step_budget, 0, UINT64_MAX, &L.step_budget, err))
+        return -1;
     const char *backend = o->backend ? o->backend : "auto";
     if (strcmp(backend, "sim") != 0 && strcmp(backend, "auto") != 0 && strcmp(backend, "gpu") != 0)
         return gr_fail(err, GR_ERR_USAGE, "--backend must be auto, gpu or sim, not '%s'", backend),
@@ -503,7 +658,10 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
                            "(--backend sim); the GPU backend runs the FSM detector"), -1;
         backend = "sim";
     }
-    if (o->schedule && !gr_schedule_parse(o->schedule, &L.schedule, err)) return -1;
+    if (o->schedule && !gr_schedule_parse(o->schedule, &L.schedule, err)) {
+        gr_error_wrap(err, "--schedule");
+        return -1;
+    }
     char sched[64];
     gr_schedule_format(&L.schedule, sched, sizeof sched);
 
@@ -667,8 +825,10 @@ int cmd_check(int argc, char **argv) {
         {"--force", CLI_FLAG, NULL, &o.force},
         {NULL, CLI_FLAG, NULL, NULL},
     };
+    /* a '-' report keeps standard output to itself: kernels' printf goes to standard error */
     if (!extract_args(argc, argv, &o, rest, &nrest, &err) ||
-        !cli_parse("check", nrest, rest, 2, &src, specs, &err)) {
+        !cli_parse("check", nrest, rest, 2, &src, specs, &err) ||
+        !cli_report_claim_stdout(&o.report, &err)) {
         code = fail(&err);
     } else if (o.input) {
         code = check_input(argc, argv, &o);
@@ -676,6 +836,7 @@ int cmd_check(int argc, char **argv) {
         code = run_check(&o, &src, &err);
         if (code < 0) code = fail(&err);
     }
+    cli_report_release_stdout();
     for (int i = 0; i < o.nargs; i++) free((char *)o.args[i].name);
     free(rest);
     return code;

@@ -26,13 +26,24 @@ typedef struct cli_report_options {
         {"--fail-on", CLI_VALUE, &(o)->fail_on, NULL}, {"--quiet", CLI_FLAG, NULL, &(o)->quiet}, \
         {"--verbose", CLI_FLAG, NULL, &(o)->verbose}
 
+/* Standard output for a report. When --json - or --sarif - writes a report to standard output,
+ * nothing else may: a kernel's printf (the simulator's text, which a command prints, and the
+ * GPU's, which the CUDA driver writes to file descriptor 1 itself), warnings, progress. A command
+ * calls cli_report_claim_stdout before it runs kernels: it keeps a private duplicate of file
+ * descriptor 1 for the report and points descriptor 1 (and stdout) at standard error until
+ * cli_report_release_stdout; cli_report_emit writes '-' reports to the private duplicate. Without
+ * a '-' report it does nothing. Fails (usage) when both --json and --sarif are '-'. */
+bool cli_report_claim_stdout(const cli_report_options *o, gr_error *err);
+void cli_report_release_stdout(void);
+
 /* Whether any option that shapes the report was given. */
 bool cli_report_options_any(const cli_report_options *o);
 
 /* Applies suppressions (`// gpurace: ignore` comments always, the --suppressions file when
  * given; line text from `sm`, or from disk when NULL), prints the text report on standard output
- * followed by `trailer` (may be NULL), writes the JSON and SARIF files, and returns the exit
- * status the contract and --fail-on give (0 or 1), or -1 with `err` set. */
+ * followed by `trailer` (may be NULL) unless a JSON or SARIF report goes there, writes the JSON
+ * and SARIF files, and returns the exit status the contract and --fail-on give (0 or 1), or -1
+ * with `err` set. */
 int cli_report_emit(gr_report *r, const cli_report_options *o, ptx_srcmap *sm, const char *trailer,
                     gr_error *err);
 

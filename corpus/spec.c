@@ -1115,7 +1115,7 @@ bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
 bool gr_spec_load(gr_spec *spec, const char *path, const gr_kernel_sig *sig, gr_error *err) {
     memset(spec, 0, sizeof *spec);
     size_t len;
-    char *text = gr_read_file(path, &len, err);
+    char *text = gr_read_file_kind(path, GR_FILE_SPEC, &len, err);
     if (!text) return false;
     if (strlen(text) != len) {
         free(text);

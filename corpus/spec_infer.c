@@ -356,12 +356,21 @@ bool spec_load_file_generator(spec_ctx *c, const char *path, json_t *obj, gr_par
     snprintf(p, sizeof p, "%s.path", path);
     char *full = resolve_path(c->file, rel);
     if (!full) return nomem(c);
+    /* never read more than the buffers can hold (text takes up to 32 bytes an element) */
+    uint64_t per_byte = raw ? 1 : 32, want = c->spec->max_total_bytes;
+    want = want > UINT64_MAX / per_byte ? UINT64_MAX : want * per_byte;
+    bool spec_bound = want < GR_FILE_LIMIT_DATA;
     gr_error ferr = GR_ERROR_INIT;
     size_t len = 0;
-    char *data = gr_read_file(full, &len, &ferr);
+    char *data = gr_read_file_limited(full, GR_FILE_DATA,
+                                      spec_bound ? (size_t)want : GR_FILE_LIMIT_DATA, &len, &ferr);
     free(full);
     if (!data) {
-        bool r = spec_fail(c, p, "cannot read '%s': %s", rel, ferr.message ? ferr.message : "error");
+        bool r = spec_bound && ferr.status == GR_ERR_INPUT
+                     ? spec_fail(c, p, "'%s' is larger than the buffer limit "
+                                       "(limits.max_total_bytes)", rel)
+                     : spec_fail(c, p, "cannot read '%s': %s", rel,
+                                 ferr.message ? ferr.message : "error");
         gr_error_clear(&ferr);
         return r;
     }

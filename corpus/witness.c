@@ -687,7 +687,7 @@ bool gr_witness_parse(gr_witness *w, const char *text, const char *file, const u
 bool gr_witness_load(gr_witness *w, const char *path, const uint64_t *expected_hash, bool force, gr_error *err) {
     memset(w, 0, sizeof *w);
     size_t len;
-    char *text = gr_read_file(path, &len, err);
+    char *text = gr_read_file_kind(path, GR_FILE_WITNESS, &len, err);
     if (!text) return false;
     bool ok;
     if (strlen(text) != len) ok = gr_fail_at(err, GR_ERR_INPUT, path, 0, 0, "a witness is JSON text; this file holds NUL bytes");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec/backend.h"
+#include "common/number.h"
 
 bool gr_backend_load(gr_backend *b, const ptx_module *m, gr_error *err) {
     return b->ops->load(b, m, err);
@@ -58,15 +59,41 @@ const char *gr_finding_class_name(gr_finding_class c) {
     return "?";
 }
 
-/* Parses up to `max` unsigned numbers separated by ':' after a schedule name. */
-static bool parse_numbers(const char *p, uint64_t *vals, int max, int *count) {
+/* The numbers after a schedule's name: up to two ':'-separated unsigned integers (decimal or
+ * 0x hex), each within its own maximum, so that rr:99999999999 is refused rather than wrapped
+ * to a 32-bit quantum. */
+typedef struct schedule_field {
+    const char *name; /* "quantum", "seed", "depth" */
+    uint64_t max;
+} schedule_field;
+
+static bool parse_schedule_numbers(const char *whole, const char *p, const schedule_field *fields,
+                                   int max, uint64_t *vals, int *count, gr_error *err) {
     *count = 0;
     while (*p == ':') {
         p++;
-        if (*count == max || *p < '0' || *p > '9') return false;
-        char *end;
-        vals[(*count)++] = strtoull(p, &end, 10);
-        p = end;
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char digits[32];
+        if (*count == max || n == 0) return false;
+        if (n >= sizeof digits) { /* a long run of digits is out of range, anything else bad */
+            if (strspn(p, "0123456789") < n) return false;
+            return gr_fail(err, GR_ERR_USAGE,
+                           "bad schedule '%s': the %s is out of range (0..%" PRIu64 ")", whole,
+                           fields[*count].name, fields[*count].max);
+        }
+        memcpy(digits, p, n);
+        digits[n] = '\0';
+        switch (gr_parse_u64(digits, 0, fields[*count].max, &vals[*count])) {
+        case GR_NUMBER_OK: break;
+        case GR_NUMBER_RANGE:
+            return gr_fail(err, GR_ERR_USAGE,
+                           "bad schedule '%s': the %s %s is out of range (0..%" PRIu64 ")", whole,
+                           fields[*count].name, digits, fields[*count].max);
+        case GR_NUMBER_SYNTAX: return false;
+        }
+        (*count)++;
+        p += n;
     }
     return *p == '\0';
 }
@@ -79,20 +106,30 @@ bool gr_schedule_parse(const char *text, gr_schedule *out, gr_error *err) {
                  {"random", GR_SCHED_RANDOM},    {"serial", GR_SCHED_SERIALIZED},
                  {"serialized", GR_SCHED_SERIALIZED}, {"pct", GR_SCHED_PCT},
                  {"reverse", GR_SCHED_REVERSE}};
+    static const schedule_field quantum[] = {{"quantum", UINT32_MAX}};
+    static const schedule_field seed_quantum[] = {{"seed", UINT64_MAX}, {"quantum", UINT32_MAX}};
+    static const schedule_field seed_depth[] = {{"seed", UINT64_MAX}, {"depth", UINT32_MAX}};
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t n = strlen(names[i].name);
         if (strncmp(text, names[i].name, n) != 0 || (text[n] != '\0' && text[n] != ':')) continue;
+        gr_schedule_kind kind = names[i].kind;
+        const schedule_field *fields = kind == GR_SCHED_RANDOM ? seed_quantum
+                                       : kind == GR_SCHED_PCT  ? seed_depth
+                                                               : quantum;
+        int max = kind == GR_SCHED_SERIALIZED                       ? 0
+                  : kind == GR_SCHED_RANDOM || kind == GR_SCHED_PCT ? 2
+                                                                    : 1;
         uint64_t v[2] = {0, 0};
         int count;
-        if (!parse_numbers(text + n, v, 2, &count)) break;
-        out->kind = names[i].kind;
-        switch (out->kind) {
-        case GR_SCHED_ROUND_ROBIN:
-        case GR_SCHED_REVERSE:
-            if (count > 1) goto bad;
-            out->quantum = (uint32_t)v[0];
+        if (!parse_schedule_numbers(text, text + n, fields, max, v, &count, err)) {
+            if (gr_error_failed(err)) return false;
             break;
+        }
+        out->kind = kind;
+        switch (kind) {
+        case GR_SCHED_ROUND_ROBIN:
+        case GR_SCHED_REVERSE: out->quantum = (uint32_t)v[0]; break;
         case GR_SCHED_RANDOM:
             out->seed = v[0];
             out->quantum = (uint32_t)v[1];
@@ -101,13 +138,10 @@ bool gr_schedule_parse(const char *text, gr_schedule *out, gr_error *err) {
             out->seed = v[0];
             out->depth = (uint32_t)v[1];
             break;
-        case GR_SCHED_SERIALIZED:
-            if (count) goto bad;
-            break;
+        case GR_SCHED_SERIALIZED: break;
         }
         return true;
     }
-bad:
     return gr_fail(err, GR_ERR_USAGE,
                    "bad schedule '%s' (expected rr[:Q], random:SEED[:Q], serial, pct:SEED[:DEPTH] "
                    "or reverse[:Q])",

@@ -9,6 +9,10 @@
 /* "data race (write after read, global memory) on data[0]": the diagnostic's headline. */
 void gr_report_title(const gr_report_finding *f, gr_strbuf *out);
 json_t *gr_report_dim3_json(gr_report_dim3 d);
+/* A JSON string of text from the user's files (paths, source lines, names): UTF-8 as it is;
+ * bytes that are not UTF-8 (a Latin-1 comment, a file name in another encoding) become U+FFFD
+ * rather than making jansson drop the whole value. */
+json_t *gr_report_json_text(const char *s);
 json_t *gr_report_launch_json(const gr_report_launch *launch);
 
 #endif

@@ -9,7 +9,45 @@
 #include "cli/report/report_internal.h"
 
 static void set_str(json_t *o, const char *key, const char *value) {
-    if (value) json_object_set_new(o, key, json_string(value));
+    if (value) json_object_set_new(o, key, gr_report_json_text(value));
+}
+
+/* Length of the well-formed UTF-8 sequence at `s` (RFC 3629: no overlong forms, no surrogates,
+ * nothing past U+10FFFF), or 0. */
+static size_t utf8_sequence(const unsigned char *s) {
+    unsigned char c = s[0];
+    if (c < 0x80) return 1;
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!n) return 0;
+    unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+    if (c == 0xe0) lo = 0xa0;
+    else if (c == 0xed) hi = 0x9f;
+    else if (c == 0xf0) lo = 0x90;
+    else if (c == 0xf4) hi = 0x8f;
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    return n;
+}
+
+json_t *gr_report_json_text(const char *s) {
+    if (!s) return json_string("");
+    json_t *j = json_string(s);
+    if (j) return j;
+    gr_strbuf clean = GR_STRBUF_INIT;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_sequence(p);
+        if (n) {
+            gr_strbuf_append_n(&clean, (const char *)p, n);
+            p += n;
+        } else {
+            gr_strbuf_append(&clean, "\xef\xbf\xbd"); /* U+FFFD */
+            p++;
+        }
+    }
+    j = json_string(gr_strbuf_cstr(&clean));
+    gr_strbuf_free(&clean);
+    return j ? j : json_string("");
 }
 
 json_t *gr_report_dim3_json(gr_report_dim3 d) {
@@ -37,7 +75,7 @@ static json_t *access_json(const gr_report_access *a, const char *role) {
     set_str(o, "function", a->function);
     if (a->ninlined > 0) {
         json_t *chain = json_array();
-        for (int i = 0; i < a->ninlined; i++) json_array_append_new(chain, json_string(a->inlined_at[i]));
+        for (int i = 0; i < a->ninlined; i++) json_array_append_new(chain, gr_report_json_text(a->inlined_at[i]));
         json_object_set_new(o, "inlined_at", chain);
     }
     if (a->thread.known) json_object_set_new(o, "thread", thread_json(&a->thread));
@@ -63,7 +101,7 @@ static json_t *finding_json(const gr_report *r, const gr_report_finding *f) {
     json_object_set_new(o, "severity", json_string(gr_report_severity_name(f->severity)));
     gr_strbuf title = GR_STRBUF_INIT;
     gr_report_title(f, &title);
-    json_object_set_new(o, "title", json_string(gr_strbuf_cstr(&title)));
+    json_object_set_new(o, "title", gr_report_json_text(gr_strbuf_cstr(&title)));
     gr_strbuf_free(&title);
     set_str(o, "message", f->message);
     set_str(o, "kind", gr_report_kind_name(f->kind));

@@ -3,7 +3,9 @@
  * One run, tool.driver "gpurace" with one rule per finding class (stable ruleIds GR1001...),
  * one result per unsuppressed finding: the primary access as the location, the other access
  * as a related location, partialFingerprints that survive line moves and reruns. Paths are
- * relative to a base folder under uriBaseId %SRCROOT%, as code scanning expects. */
+ * relative to a base folder under uriBaseId %SRCROOT% (run.originalUriBaseIds says where it was),
+ * percent-encoded as RFC 3986 asks (only unreserved characters and '/' as they are), as code
+ * scanning expects; a file outside the base folder gets an absolute file:/// URI. */
 #include <ctype.h>
 #include <jansson.h>
 #include <limits.h>
@@ -175,6 +177,21 @@ static json_t *artifact_location(const char *file, const char *base_dir) {
     return o;
 }
 
+/* run.originalUriBaseIds (SARIF 2.1.0 §3.14.14): where %SRCROOT% was on the machine that ran
+ * gpurace, an absolute file URI ending in '/', so that a consumer can resolve the relative URIs
+ * without guessing (code scanning maps them onto the repository itself). */
+static json_t *original_uri_base_ids(const char *base_dir) {
+    gr_strbuf abs_base = GR_STRBUF_INIT, uri = GR_STRBUF_INIT;
+    absolute_path(base_dir ? base_dir : ".", &abs_base);
+    gr_strbuf_append(&uri, "file://");
+    percent_encode(gr_strbuf_cstr(&abs_base), &uri);
+    if (uri.len && uri.data[uri.len - 1] != '/') gr_strbuf_putc(&uri, '/');
+    json_t *ids = json_pack("{s:{s:s}}", "%SRCROOT%", "uri", gr_strbuf_cstr(&uri)); /* ASCII */
+    gr_strbuf_free(&abs_base);
+    gr_strbuf_free(&uri);
+    return ids;
+}
+
 static json_t *physical_location(const gr_report_access *a, const char *fallback_file,
                                  const char *base_dir) {
     const char *file = a->file ? a->file : fallback_file;
@@ -186,7 +203,8 @@ static json_t *physical_location(const gr_report_access *a, const char *fallback
         json_object_set_new(region, "startLine", json_integer(a->line));
         if (a->column > 0) json_object_set_new(region, "startColumn", json_integer(a->column));
         if (a->line_text)
-            json_object_set_new(region, "snippet", json_pack("{s:s}", "text", a->line_text));
+            json_object_set_new(region, "snippet",
+                                json_pack("{s:o}", "text", gr_report_json_text(a->line_text)));
         json_object_set_new(pl, "region", region);
     }
     return pl;
@@ -233,7 +251,8 @@ static json_t *result_json(const gr_report *r, const gr_report_finding *f, const
     if (f->synchronization) gr_strbuf_appendf(&msg, ". Cause: %s", f->synchronization);
     if (f->manifests) gr_strbuf_appendf(&msg, ". Manifests: %s", f->manifests);
     gr_strbuf_putc(&msg, '.');
-    json_object_set_new(res, "message", json_pack("{s:s}", "text", gr_strbuf_cstr(&msg)));
+    json_object_set_new(res, "message",
+                        json_pack("{s:o}", "text", gr_report_json_text(gr_strbuf_cstr(&msg))));
     gr_strbuf_free(&msg);
 
     json_t *pl = physical_location(&f->primary, r->file, base_dir);
@@ -251,8 +270,9 @@ static json_t *result_json(const gr_report *r, const gr_report_finding *f, const
                 thread_words(&note, &f->secondary.thread);
             }
             json_object_set_new(res, "relatedLocations",
-                                json_pack("[{s:i,s:o,s:{s:s}}]", "id", 1, "physicalLocation", pl2,
-                                          "message", "text", gr_strbuf_cstr(&note)));
+                                json_pack("[{s:i,s:o,s:{s:o}}]", "id", 1, "physicalLocation", pl2,
+                                          "message", "text",
+                                          gr_report_json_text(gr_strbuf_cstr(&note))));
             gr_strbuf_free(&note);
         }
     }
@@ -269,16 +289,17 @@ static json_t *result_json(const gr_report *r, const gr_report_finding *f, const
     if (f->space) json_object_set_new(props, "space", json_string(f->space));
     if (gr_report_relation_name(f->relation))
         json_object_set_new(props, "relation", json_string(gr_report_relation_name(f->relation)));
-    if (f->witness) json_object_set_new(props, "witness", json_string(f->witness));
-    if (f->reproducer) json_object_set_new(props, "reproducer", json_string(f->reproducer));
+    if (f->witness) json_object_set_new(props, "witness", gr_report_json_text(f->witness));
+    if (f->reproducer)
+        json_object_set_new(props, "reproducer", gr_report_json_text(f->reproducer));
     const char *kernel = f->kernel ? f->kernel : r->kernel;
-    if (kernel) json_object_set_new(props, "kernel", json_string(kernel));
+    if (kernel) json_object_set_new(props, "kernel", gr_report_json_text(kernel));
     if (f->launch.known) json_object_set_new(props, "launch", gr_report_launch_json(&f->launch));
     if (f->replays > 0) {
         json_object_set_new(props, "replays", json_integer(f->replays));
         json_object_set_new(props, "reproduced", json_integer(f->reproduced));
     }
-    if (f->note) json_object_set_new(props, "note", json_string(f->note));
+    if (f->note) json_object_set_new(props, "note", gr_report_json_text(f->note));
     json_object_set_new(res, "properties", props);
     return res;
 }
@@ -301,9 +322,10 @@ bool gr_report_render_sarif(const gr_report *r, const gr_report_sarif_options *o
 
     json_t *run = json_object();
     json_object_set_new(run, "tool", json_pack("{s:o}", "driver", driver));
+    json_object_set_new(run, "originalUriBaseIds", original_uri_base_ids(o->base_dir));
     json_object_set_new(run, "results", results);
     json_t *props = json_object();
-    if (r->kernel) json_object_set_new(props, "kernel", json_string(r->kernel));
+    if (r->kernel) json_object_set_new(props, "kernel", gr_report_json_text(r->kernel));
     if (r->launch.known) json_object_set_new(props, "launch", gr_report_launch_json(&r->launch));
     gr_report_counts c = gr_report_count(r);
     json_object_set_new(props, "suppressed", json_integer((json_int_t)c.suppressed));
@@ -312,7 +334,10 @@ bool gr_report_render_sarif(const gr_report *r, const gr_report_sarif_options *o
     json_t *inv = json_object();
     json_object_set_new(inv, "executionSuccessful", json_boolean(r->problem == NULL));
     if (r->problem) {
-        json_t *note = json_pack("{s:s, s:{s:s}}", "level", "error", "message", "text", r->problem);
+        json_t *msg = json_object(), *note = json_object();
+        json_object_set_new(msg, "text", gr_report_json_text(r->problem));
+        json_object_set_new(note, "level", json_string("error"));
+        json_object_set_new(note, "message", msg);
         json_object_set_new(inv, "toolExecutionNotifications", json_pack("[o]", note));
     }
     json_object_set_new(run, "invocations", json_pack("[o]", inv));

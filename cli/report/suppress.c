@@ -144,7 +144,7 @@ bool gr_suppressions_parse(gr_suppressions *s, const char *name, const char *tex
 }
 
 bool gr_suppressions_load(gr_suppressions *s, const char *path, gr_error *err) {
-    char *text = gr_read_file(path, NULL, err);
+    char *text = gr_read_file_kind(path, GR_FILE_SUPPRESSIONS, NULL, err);
     if (!text) return false;
     bool ok = gr_suppressions_parse(s, path, text, err);
     free(text);

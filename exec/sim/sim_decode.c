@@ -1064,11 +1064,7 @@ static bool decode_call(decoder *d, sim_insn *in, const ptx_insn *x) {
 
 /* ---- variables and frames ------------------------------------------------------------------- */
 
-uint64_t sim_var_size(const ptx_var *v) {
-    uint64_t s = (uint64_t)ptx_type_size((ptx_type)v->type) * (v->vec ? v->vec : 1);
-    for (int i = 0; i < v->ndims; i++) s *= v->dims[i] > 0 ? (uint64_t)v->dims[i] : 0;
-    return s;
-}
+uint64_t sim_var_size(const ptx_var *v) { return ptx_var_size(v); }
 
 uint64_t sim_var_align(const ptx_var *v) {
     uint64_t a = v->align ? v->align : (uint64_t)ptx_type_size((ptx_type)v->type) * (v->vec ? v->vec : 1);
@@ -1102,11 +1098,16 @@ static bool add_local(decoder *d, const char *name, local_kind kind, uint64_t of
 static bool frame_var(decoder *d, const ptx_var *v, uint64_t *off) {
     uint64_t a = sim_var_align(v);
     if (a < 4) a = 4;
-    d->frame_size = (uint32_t)align_up(d->frame_size, a);
-    *off = d->frame_size;
-    uint64_t size = sim_var_size(v);
-    if (size > (1u << 24)) return gr_fail(d->err, GR_ERR_UNSUPPORTED, "local variable %s too large", v->name);
-    d->frame_size += (uint32_t)size;
+    /* one activation's .local and .param variables: 16 MiB, checked in 64 bits before the
+     * 32-bit frame offsets take them */
+    uint64_t at = align_up(d->frame_size, a), size = sim_var_size(v);
+    if (size > SIM_MAX_FRAME_BYTES || at + size > SIM_MAX_FRAME_BYTES)
+        return gr_fail(d->err, GR_ERR_UNSUPPORTED,
+                       "local variable %s (PTX line %u) of function %s is too large: a function's "
+                       "local and parameter variables may take %u bytes in the simulator",
+                       v->name, v->ptx_line, d->fn->name, (unsigned)SIM_MAX_FRAME_BYTES);
+    *off = at;
+    d->frame_size = (uint32_t)(at + size);
     return add_local(d, v->name, LV_FRAME, *off, size, v->space);
 }
 
@@ -1185,12 +1186,24 @@ static bool layout_module_vars(sim_program *p, const ptx_module *m, sim_alloc_fn
             if (m->functions[f].vars[i].space == PTX_SPACE_SHARED) total++;
     p->vars = calloc((size_t)total + 1, sizeof *p->vars);
     if (!p->vars) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
-    uint64_t shared = 0, cst = 0;
+    /* Sizes below are 64-bit and bounded before they are narrowed: every variable is under
+     * 2^48 bytes (the parser's bound), each shared variable at most PTX_MAX_SHARED_PER_BLOCK,
+     * the static shared layout (at least the sum of its variables) at most
+     * SIM_MAX_SHARED_LAYOUT, the constant segment at most SIM_MAX_CONST_BYTES. */
+    uint64_t shared = 0, cst = 0, shared_bytes = 0;
     /* const segment size first */
-    for (int32_t i = 0; i < m->nvars; i++)
-        if (m->vars[i].space == PTX_SPACE_CONST)
-            cst = align_up(cst, sim_var_align(&m->vars[i])) + sim_var_size(&m->vars[i]);
-    p->const_size = (uint32_t)cst;
+    for (int32_t i = 0; i < m->nvars; i++) {
+        const ptx_var *v = &m->vars[i];
+        if (v->space != PTX_SPACE_CONST) continue;
+        cst = align_up(cst, sim_var_align(v)) + sim_var_size(v);
+        if (cst > SIM_MAX_CONST_BYTES)
+            return gr_fail_at(err, GR_ERR_UNSUPPORTED, m->source_name ? m->source_name : "", 0, 0,
+                              "constant variable %s (PTX line %u) brings the .const space to "
+                              "%" PRIu64 " bytes: the simulator holds at most %llu bytes of "
+                              "constant data (a GPU's constant bank holds 65536)",
+                              v->name, v->ptx_line, cst, (unsigned long long)SIM_MAX_CONST_BYTES);
+    }
+    p->const_size = cst;
     p->const_seg = calloc((size_t)cst + 16, 1);
     if (!p->const_seg) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     cst = 0;
@@ -1210,15 +1223,34 @@ static bool layout_module_vars(sim_program *p, const ptx_module *m, sim_alloc_fn
                 } else {
                     /* a guard gap after every variable, so that running off one array is
                      * an out-of-bounds access rather than a write into its neighbour */
+                    /* one variable past what a block can have is refused by name; the sum
+                     * over the module is the launch's to check (sim_backend.c) */
+                    if (g->size > PTX_MAX_SHARED_PER_BLOCK)
+                        return gr_fail_at(err, GR_ERR_INPUT, m->source_name ? m->source_name : "",
+                                          0, 0,
+                                          "shared variable %s (PTX line %u) is %" PRIu64 " bytes: "
+                                          "a block has at most %d bytes of shared memory",
+                                          v->name, v->ptx_line, g->size, PTX_MAX_SHARED_PER_BLOCK);
+                    shared_bytes += g->size;
                     shared = align_up(shared, sim_var_align(v));
                     g->addr = shared;
                     shared += g->size + SIM_SHARED_GAP;
-                    p->static_shared_bytes += (uint32_t)g->size;
+                    if (shared > SIM_MAX_SHARED_LAYOUT)
+                        return gr_fail_at(err, GR_ERR_UNSUPPORTED,
+                                          m->source_name ? m->source_name : "", 0, 0,
+                                          "shared variable %s (PTX line %u): the alignments of the "
+                                          "module's shared variables need more than %llu bytes",
+                                          v->name, v->ptx_line,
+                                          (unsigned long long)SIM_MAX_SHARED_LAYOUT);
+                    p->static_shared_bytes = (uint32_t)shared_bytes;
                 }
             } else if (v->space == PTX_SPACE_GLOBAL) {
                 uint8_t *host;
                 if (v->is_extern) continue; /* declared elsewhere: not supported if used */
-                if (!alloc(actx, g->size ? g->size : 1, &g->addr, &host, err)) return false;
+                if (!alloc(actx, g->size ? g->size : 1, &g->addr, &host, err)) {
+                    gr_error_wrap(err, "global variable %s (PTX line %u)", v->name, v->ptx_line);
+                    return false;
+                }
                 if (v->init && !parse_init(v, host, g->size, err)) return false;
             } else if (v->space == PTX_SPACE_CONST) {
                 cst = align_up(cst, sim_var_align(v));
@@ -1259,6 +1291,19 @@ static bool decode_function(decoder *d, int32_t fi) {
         decode_builtin(sf, fn);
         sf->end = sf->entry;
         return true;
+    }
+    /* a kernel's parameters are copied into a 32-bit sized block at launch: bound them here */
+    if (fn->is_entry) {
+        uint64_t bytes = 0;
+        for (int i = 0; i < fn->nparams; i++) {
+            bytes = align_up(bytes, sim_var_align(&fn->params[i])) + sim_var_size(&fn->params[i]);
+            if (bytes > PTX_MAX_KERNEL_PARAM_BYTES)
+                return gr_fail(d->err, GR_ERR_INPUT,
+                               "kernel %s: parameter %s (PTX line %u) brings its parameters to "
+                               "more than %d bytes, the most a kernel can take",
+                               fn->name, fn->params[i].name, fn->params[i].ptx_line,
+                               PTX_MAX_KERNEL_PARAM_BYTES);
+        }
     }
     /* formal parameters and return values of a .func live in its frame */
     if (!fn->is_entry) {

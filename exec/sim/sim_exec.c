@@ -1132,19 +1132,56 @@ static char *read_cstring(sim_run *r, sim_warp *w, int lane, uint64_t addr) {
     return gr_strbuf_take(&sb);
 }
 
+/* Device printf keeps at most SIM_PRINTF_CAP bytes of text per launch: a kernel printing in a
+ * loop must neither fill memory nor drown the report. Past the cap, the kept text ends with one
+ * line saying how much was dropped (rewritten as more is dropped). */
+#define SIM_PRINTF_CAP ((size_t)1 << 20)
+
+static void printf_keep(sim_run *r, const char *text, size_t n) {
+    if (!r->printf_dropped_calls && r->printf_out.len + n <= SIM_PRINTF_CAP) {
+        gr_strbuf_append_n(&r->printf_out, text, n);
+        return;
+    }
+    if (!r->printf_dropped_calls) {
+        size_t room = SIM_PRINTF_CAP - r->printf_out.len;
+        gr_strbuf_append_n(&r->printf_out, text, room);
+        r->printf_dropped_bytes = n - room;
+    } else {
+        r->printf_dropped_bytes += n;
+        r->printf_out.len = SIM_PRINTF_CAP; /* the previous notice goes */
+        r->printf_out.data[SIM_PRINTF_CAP] = '\0';
+    }
+    r->printf_dropped_calls++;
+    if (r->printf_out.oom) return;
+    gr_strbuf_appendf(&r->printf_out,
+                      "\n[gpurace: device printf output truncated at %zu bytes: %" PRIu64
+                      " more bytes from %" PRIu64 " printf calls dropped]\n",
+                      SIM_PRINTF_CAP, r->printf_dropped_bytes, r->printf_dropped_calls);
+}
+
+/* Whether a conversion's width and precision are small enough to format (at most 4 digits). */
+static bool printf_spec_bounded(const char *spec) {
+    int digits = 0;
+    for (const char *q = spec; *q; q++) {
+        digits = *q >= '0' && *q <= '9' ? digits + 1 : 0;
+        if (digits > 4 || *q == '*') return false;
+    }
+    return true;
+}
+
 /* Device printf: the format string and the packed argument buffer are in device memory. */
 static int device_printf(sim_run *r, sim_warp *w, int lane, uint64_t fmt_addr, uint64_t args) {
     char *fmt = read_cstring(r, w, lane, fmt_addr);
     if (!fmt) return -1;
-    size_t before = r->printf_out.len;
+    gr_strbuf line = GR_STRBUF_INIT;
     uint64_t off = 0;
     for (const char *p = fmt; *p;) {
         if (*p != '%') {
-            gr_strbuf_putc(&r->printf_out, *p++);
+            gr_strbuf_putc(&line, *p++);
             continue;
         }
         if (p[1] == '%') {
-            gr_strbuf_putc(&r->printf_out, '%');
+            gr_strbuf_putc(&line, '%');
             p += 2;
             continue;
         }
@@ -1152,6 +1189,8 @@ static int device_printf(sim_run *r, sim_warp *w, int lane, uint64_t fmt_addr, u
         size_t n = 0;
         spec[n++] = *p++;
         while (*p && strchr("-+ #0123456789.*", *p) && n < 20) spec[n++] = *p++;
+        spec[n] = 0;
+        bool bounded = printf_spec_bounded(spec);
         int lng = 0;
         while (*p && strchr("hlLqjzt", *p)) {
             if (*p == 'l' || *p == 'L' || *p == 'q' || *p == 'j' || *p == 'z' || *p == 't') lng++;
@@ -1165,37 +1204,41 @@ static int device_printf(sim_run *r, sim_warp *w, int lane, uint64_t fmt_addr, u
         uint8_t *ap = args ? translate(r, w, lane, SP_GENERIC, args + off, size, &gen, &sp) : NULL;
         uint64_t v = ap ? load_bytes(ap, size) : 0;
         off += size;
-        char out[512];
-        if (strchr("feEgGaA", conv)) {
+        if (!bounded) {
+            /* a width or precision past 9999 would make one call print gigabytes: as written */
+            gr_strbuf_appendf(&line, "%s%c", spec, conv);
+        } else if (strchr("feEgGaA", conv)) {
             spec[n++] = conv;
             spec[n] = 0;
-            snprintf(out, sizeof out, spec, f64(v));
+            gr_strbuf_appendf(&line, spec, f64(v));
         } else if (conv == 's') {
             char *s = read_cstring(r, w, lane, v);
             spec[n++] = 's';
             spec[n] = 0;
-            snprintf(out, sizeof out, spec, s ? s : "(null)");
+            gr_strbuf_appendf(&line, spec, s ? s : "(null)");
             free(s);
         } else if (conv == 'p') {
-            snprintf(out, sizeof out, "0x%" PRIx64, v);
+            gr_strbuf_appendf(&line, "0x%" PRIx64, v);
         } else if (strchr("diouxXc", conv)) {
             spec[n++] = 'l';
             spec[n++] = 'l';
             spec[n++] = conv;
             spec[n] = 0;
             if (conv == 'd' || conv == 'i')
-                snprintf(out, sizeof out, spec, size == 8 ? (long long)v : (long long)(int32_t)v);
-            else if (conv == 'c')
-                snprintf(out, sizeof out, "%c", (char)v);
-            else
-                snprintf(out, sizeof out, spec, (unsigned long long)(size == 8 ? v : (uint32_t)v));
+                gr_strbuf_appendf(&line, spec, size == 8 ? (long long)v : (long long)(int32_t)v);
+            else if (conv == 'c' && (char)v)
+                gr_strbuf_putc(&line, (char)v); /* a NUL is left out: it would end the text */
+            else if (conv != 'c')
+                gr_strbuf_appendf(&line, spec, (unsigned long long)(size == 8 ? v : (uint32_t)v));
         } else {
-            snprintf(out, sizeof out, "%%%c", conv);
+            gr_strbuf_appendf(&line, "%%%c", conv);
         }
-        gr_strbuf_append(&r->printf_out, out);
     }
     free(fmt);
-    return (int)(r->printf_out.len - before);
+    int written = (int)line.len;
+    printf_keep(r, gr_strbuf_cstr(&line), line.len);
+    gr_strbuf_free(&line);
+    return written;
 }
 
 /* The atomic entry points of -G builds: the same as the atom instruction on a generic address. */

@@ -62,6 +62,13 @@ typedef enum sim_space {
 #define SIM_PARAM_BASE 0x40000000000ull
 #define SIM_GLOBAL_BASE 0x100000000000ull
 #define SIM_SHARED_GAP 64
+/* What one module may declare, checked in 64 bits when it is decoded (before any 32-bit field
+ * holds it): the .const space (a GPU's constant bank holds 64 KiB; more is refused by name rather
+ * than truncated), the static shared layout with its gaps and alignment padding (every block
+ * allocates it), and one function activation's .local and .param variables. */
+#define SIM_MAX_CONST_BYTES (64ull << 20)
+#define SIM_MAX_SHARED_LAYOUT (16ull << 20)
+#define SIM_MAX_FRAME_BYTES (16ull << 20)
 /* Function addresses (indirect calls): SIM_FUNC_BASE + 16 * function index; not memory. */
 #define SIM_FUNC_BASE 0x500000000000ull
 
@@ -148,7 +155,7 @@ typedef struct sim_program {
     uint32_t static_shared_bytes; /* the variables' bytes alone (what a GPU would need) */
     bool uses_dynamic_shared;
     uint8_t *const_seg;       /* .const space contents */
-    uint32_t const_size;
+    uint64_t const_size;
 } sim_program;
 
 /* Decodes every function of `m`. Global variables get addresses through `alloc_global`. */

@@ -106,6 +106,7 @@ typedef struct sim_run {
     gr_launch_result *res;
     uint32_t max_findings;
     gr_strbuf printf_out;
+    uint64_t printf_dropped_bytes, printf_dropped_calls; /* past the cap (sim_exec.c) */
     uint64_t budget;
     bool stop;
     bool failed;              /* internal error (out of memory) */

@@ -92,6 +92,17 @@ int ptx_insn_access_size(const ptx_insn *insn) {
     return ptx_type_size((ptx_type)insn->type) * (insn->vec ? insn->vec : 1);
 }
 
+uint64_t ptx_var_size(const ptx_var *v) {
+    uint64_t n = (uint64_t)ptx_type_size((ptx_type)v->type) * (v->vec ? v->vec : 1);
+    for (int32_t d = 0; d < v->ndims && d < 4; d++) {
+        if (v->dims[d] < 0) return 0; /* unsized: its size comes from elsewhere */
+        uint64_t k = (uint64_t)v->dims[d];
+        if (k && n > UINT64_MAX / k) return UINT64_MAX;
+        n *= k;
+    }
+    return n;
+}
+
 ptx_scope ptx_insn_scope(const ptx_insn *insn) {
     if (insn->scope) return (ptx_scope)insn->scope;
     switch (insn->op) {

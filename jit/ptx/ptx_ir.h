@@ -437,6 +437,16 @@ bool ptx_type_is_signed(ptx_type t);
 
 /* Bytes an access instruction touches: type size × vector width (0 for non-accesses). */
 int ptx_insn_access_size(const ptx_insn *insn);
+
+/* Sizes. A variable's bytes are element size × vector width × every dimension, 0 when a
+ * dimension is unsized (`[]`), saturating at UINT64_MAX; the parser refuses a declaration of more
+ * than PTX_MAX_VAR_BYTES (more than any GPU addresses), so sizes, offsets and sums of a few of
+ * them stay exact in 64 bits. The other limits hold on every GPU gpurace runs on: the shared
+ * memory of one block (227 KiB with the opt-in, sm_80 and later) and the parameter bytes of one
+ * kernel (CUDA 12.1 and later). */
+#define PTX_MAX_VAR_BYTES (1ull << 48)
+enum { PTX_MAX_SHARED_PER_BLOCK = 232448, PTX_MAX_KERNEL_PARAM_BYTES = 32764 };
+uint64_t ptx_var_size(const ptx_var *v);
 /* The scope an atomic/fence actually has (PTX defaults: gpu for atom/red, gpu for membar.gl…). */
 ptx_scope ptx_insn_scope(const ptx_insn *insn);
 /* The address operand of a memory instruction, or NULL. */

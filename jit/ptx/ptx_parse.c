@@ -566,6 +566,7 @@ static decl_result parse_decl(parser *P, const char **pp, const char *e, bool in
         return fail_at(P, t.s, "expected a name in the declaration, found '%s'", quote(P, t.s, e))
                    ? DECL_OK
                    : DECL_ERROR;
+    const char *name_at = t.s;
     v->name = adup(P, t.s, (size_t)(t.e - t.s));
     if (!v->name) return oom(P) ? DECL_OK : DECL_ERROR;
     for (;;) {
@@ -599,6 +600,11 @@ static decl_result parse_decl(parser *P, const char **pp, const char *e, bool in
                                                                                          : DECL_ERROR;
         }
     }
+    /* every later stage does 64-bit size arithmetic on top of this bound */
+    if (ptx_var_size(v) > PTX_MAX_VAR_BYTES)
+        return fail_at(P, name_at, "variable %s is too large: more than 2^48 bytes", v->name)
+                   ? DECL_OK
+                   : DECL_ERROR;
     *pp = p;
     return DECL_OK;
 }
@@ -1159,6 +1165,49 @@ static bool parse_loc(parser *P) {
     return true;
 }
 
+/* The text of a PTX string literal (between the quotes) with its C escapes decoded: compilers
+ * write a path's non-ASCII bytes as octal escapes ("d\303\251" is "dé"), and every later stage
+ * (source map, reports, suppressions) wants the path as the file system spells it. NULL with
+ * `*nul` set when an escape decodes to a NUL byte. */
+static char *decode_string(parser *P, const char *s, const char *e, bool *nul) {
+    char *out = gr_arena_alloc(&P->m->arena, (size_t)(e - s) + 1);
+    *nul = false;
+    if (!out) return NULL;
+    size_t n = 0;
+    for (const char *q = s; q < e; q++) {
+        if (*q != '\\' || q + 1 >= e) {
+            out[n++] = *q;
+            continue;
+        }
+        q++;
+        unsigned v = 0;
+        if (*q >= '0' && *q <= '7') {
+            int k = 0;
+            for (; k < 3 && q < e && *q >= '0' && *q <= '7'; k++, q++)
+                v = v * 8 + (unsigned)(*q - '0');
+            q--;
+        } else if (*q == 'x' && q + 1 < e && isxdigit((unsigned char)q[1])) {
+            int k = 0;
+            for (q++; k < 2 && q < e && isxdigit((unsigned char)*q); k++, q++) {
+                int c = tolower((unsigned char)*q);
+                v = v * 16 + (unsigned)(c <= '9' ? c - '0' : c - 'a' + 10);
+            }
+            q--;
+        } else {
+            static const char from[] = "ntrabfv", to[] = "\n\t\r\a\b\f\v";
+            const char *hit = strchr(from, *q);
+            v = hit ? (unsigned char)to[hit - from] : (unsigned char)*q; /* \\ \" \' \? */
+        }
+        if ((v & 0xff) == 0) {
+            *nul = true;
+            return NULL;
+        }
+        out[n++] = (char)(v & 0xff);
+    }
+    out[n] = '\0';
+    return out;
+}
+
 static bool parse_file(parser *P) {
     const char *s = P->st, *e = P->se;
     int rc = rx_match(P, RX_FILE, s, e);
@@ -1168,7 +1217,9 @@ static bool parse_file(parser *P) {
     f->index = group_int(P, rc, 1, s);
     const char *gs = NULL, *ge = NULL;
     rx_group(P, rc, 2, s, &gs, &ge);
-    f->path = adup(P, gs, (size_t)(ge - gs));
+    bool nul = false;
+    f->path = decode_string(P, gs, ge, &nul);
+    if (nul) return fail_at(P, gs, "a .file path cannot hold a NUL byte");
     if (rx_group(P, rc, 3, s, &gs, &ge) && ge > gs) f->extra = normalized(P, gs, ge);
     if (!f->path) return oom(P);
     if (f->index < 0) return fail_at(P, s, "bad .file index");

@@ -204,6 +204,17 @@ static void print_function(const ptx_module *m, const ptx_function *fn, gr_strbu
     gr_strbuf_append(out, "}\n");
 }
 
+
+/* A .file path as a PTX string literal: the parser decoded its escapes, so quotes, backslashes,
+ * control characters and bytes past ASCII go back as escapes (octal, as compilers write them). */
+static void append_string_literal(gr_strbuf *out, const char *s) {
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\') gr_strbuf_appendf(out, "\\%c", *c);
+        else if (*c < 0x20 || *c >= 0x7f) gr_strbuf_appendf(out, "\\%03o", *c);
+        else gr_strbuf_putc(out, (char)*c);
+    }
+}
+
 bool ptx_print(const ptx_module *m, gr_strbuf *out) {
     for (int32_t i = 0; i < m->nitems; i++) {
         const ptx_item *it = &m->items[i];
@@ -226,7 +237,9 @@ bool ptx_print(const ptx_module *m, gr_strbuf *out) {
         case PTX_ITEM_FILE:
             if (it->index >= 0 && it->index < m->nfiles) {
                 const ptx_file_entry *f = &m->files[it->index];
-                gr_strbuf_appendf(out, "\t.file\t%" PRId32 " \"%s\"", f->index, f->path);
+                gr_strbuf_appendf(out, "\t.file\t%" PRId32 " \"", f->index);
+                append_string_literal(out, f->path);
+                gr_strbuf_putc(out, '"');
                 if (f->extra) gr_strbuf_appendf(out, ", %s", f->extra);
                 gr_strbuf_putc(out, '\n');
             }

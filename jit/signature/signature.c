@@ -6,6 +6,7 @@
 #include <pcre2.h>
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,13 +293,14 @@ static char *base_name_of_demangled(const char *pretty, const char **params_open
     return dup_range(start, (size_t)(end - start));
 }
 
-static uint64_t var_bytes(const ptx_var *v) {
-    uint64_t n = (uint64_t)ptx_type_size((ptx_type)v->type) * (v->vec ? v->vec : 1);
-    for (int d = 0; d < v->ndims; d++) {
-        if (v->dims[d] < 0) return 0; /* unsized: dynamic */
-        n *= (uint64_t)v->dims[d];
-    }
-    return n;
+/* A .shared variable over the per-block limit: no GPU can launch a kernel that sees it. Only
+ * single variables are refused here: compilers put every kernel's __shared__ arrays at module
+ * scope, so the module's total says nothing about one kernel (a launch checks its own). */
+static bool shared_too_large(const ptx_module *m, const ptx_var *v, gr_error *err) {
+    return gr_fail_at(err, GR_ERR_INPUT, m->source_name ? m->source_name : "", 0, 0,
+                      "shared variable %s (PTX line %u) is %" PRIu64 " bytes: a block has at "
+                      "most %d bytes of shared memory",
+                      v->name, v->ptx_line, ptx_var_size(v), PTX_MAX_SHARED_PER_BLOCK);
 }
 
 static bool build_params(gr_kernel_sig *k, const source_decl *decl, const char *demangled_params,
@@ -318,11 +320,20 @@ static bool build_params(gr_kernel_sig *k, const source_decl *decl, const char *
     }
     bool decl_matches = decl && decl->nparams == fn->nparams;
 
+    uint64_t param_bytes = 0;
     for (int i = 0; i < fn->nparams; i++) {
         const ptx_var *pv = &fn->params[i];
         gr_kernel_param *p = &k->params[i];
         p->ptx_type = pv->type;
-        p->size = (int)var_bytes(pv);
+        /* bounded here, so that the int size every consumer uses is exact */
+        uint64_t bytes = ptx_var_size(pv);
+        param_bytes += bytes;
+        if (bytes > PTX_MAX_KERNEL_PARAM_BYTES || param_bytes > PTX_MAX_KERNEL_PARAM_BYTES)
+            return gr_fail(err, GR_ERR_INPUT,
+                           "kernel %s: parameter %s (PTX line %u) brings its parameters to more "
+                           "than %d bytes, the most a kernel can take",
+                           fn->name, pv->name, pv->ptx_line, PTX_MAX_KERNEL_PARAM_BYTES);
+        p->size = (int)bytes;
         p->align = (int)(pv->align ? pv->align : (uint32_t)ptx_type_size((ptx_type)pv->type));
         char *src_type = NULL, *src_name = NULL;
         if (decl_matches) split_param(decl->params[i], &src_type, &src_name);
@@ -368,13 +379,16 @@ bool gr_kernel_list_build(const ptx_module *m, const char *source, gr_kernel_lis
         return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     }
 
+    /* each variable is at most PTX_MAX_SHARED_PER_BLOCK bytes, so these sums are exact */
     uint64_t module_shared = 0;
     bool dynamic_shared = false;
+    const ptx_var *too_large = NULL;
     for (int i = 0; i < m->nvars; i++) {
         const ptx_var *v = &m->vars[i];
         if (v->space != PTX_SPACE_SHARED) continue;
         if (v->is_extern) dynamic_shared = true;
-        else module_shared += var_bytes(v);
+        else if (ptx_var_size(v) > PTX_MAX_SHARED_PER_BLOCK && !too_large) too_large = v;
+        else module_shared += ptx_var_size(v);
     }
 
     bool ok = true;
@@ -422,11 +436,18 @@ bool gr_kernel_list_build(const ptx_module *m, const char *source, gr_kernel_lis
         }
         k->static_shared_bytes = module_shared;
         k->uses_dynamic_shared = dynamic_shared;
-        for (int v = 0; v < fn->nvars; v++) {
+        if (too_large) {
+            ok = shared_too_large(m, too_large, err);
+            break;
+        }
+        for (int v = 0; v < fn->nvars && ok; v++) {
             const ptx_var *var = &fn->vars[v];
             if (var->space != PTX_SPACE_SHARED) continue;
             if (var->is_extern) k->uses_dynamic_shared = true;
-            else k->static_shared_bytes += var_bytes(var);
+            else if (ptx_var_size(var) > PTX_MAX_SHARED_PER_BLOCK)
+                ok = shared_too_large(m, var, err);
+            else
+                k->static_shared_bytes += ptx_var_size(var);
         }
     }
     free_decls(decls, ndecls);

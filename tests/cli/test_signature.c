@@ -1,6 +1,7 @@
 /* Kernel signatures: parameter names and C types from the source declaration and from the
  * demangled PTX name, selection by --kernel. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,4 +134,50 @@ Test(signature, no_source_means_positional_names) {
     cr_assert_not(f.list.kernels[0].params[0].name_from_source);
     cr_assert_eq(f.list.kernels[0].params[1].size, 4);
     unload(&f);
+}
+
+/* Sizes the signature hands on as ints or adds up are bounded, and what a GPU cannot hold is
+ * refused by name: a .shared variable over 232448 bytes, parameters over 32764 bytes. Sizes just
+ * inside the limits are taken, and so is a module whose kernels' shared arrays add up to more
+ * than one block holds (compilers put them all at module scope; each kernel uses its own). */
+static bool build_ptx(const char *body, gr_kernel_list *list, gr_error *err) {
+    char text[2048];
+    snprintf(text, sizeof text, ".version 8.0\n.target sm_90\n.address_size 64\n%s", body);
+    ptx_module *m = NULL;
+    cr_assert(ptx_parse(text, strlen(text), "limits.ptx", &m, err), "%s", err->message);
+    bool ok = gr_kernel_list_build(m, NULL, list, err);
+    if (ok) gr_kernel_list_free(list);
+    ptx_module_free(m);
+    return ok;
+}
+
+Test(signature, sizes_past_the_gpu_limits_are_refused_by_name) {
+    static const struct {
+        const char *body, *needle; /* needle NULL: accepted */
+    } cases[] = {
+        {".visible .entry k()\n{\n.shared .b8 s[232448];\nret;\n}\n", NULL},
+        {".visible .entry k()\n{\n.shared .b8 s[4294967300];\nret;\n}\n", "shared variable s"},
+        {".shared .b8 a[232449];\n.visible .entry k()\n{\nret;\n}\n", "shared variable a"},
+        {".visible .entry k()\n{\n.shared .b8 b[232449];\nret;\n}\n", "shared variable b"},
+        {".shared .b8 a[200000];\n.shared .b8 b[200000];\n.visible .entry k()\n{\nret;\n}\n"
+         ".visible .entry k2()\n{\nret;\n}\n",
+         NULL},
+        {".visible .entry k(.param .align 4 .b8 p[32764])\n{\nret;\n}\n", NULL},
+        {".visible .entry k(.param .align 4 .b8 p[4294967296])\n{\nret;\n}\n", "parameter p"},
+        {".visible .entry k(.param .b8 p[32760], .param .u64 q)\n{\nret;\n}\n", "parameter q"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gr_error err = GR_ERROR_INIT;
+        gr_kernel_list list = {0};
+        bool ok = build_ptx(cases[i].body, &list, &err);
+        if (!cases[i].needle) {
+            cr_expect(ok, "case %zu refused: %s", i, err.message);
+        } else {
+            cr_expect_not(ok, "case %zu accepted", i);
+            cr_expect_eq(gr_error_exit_code(&err), 2, "case %zu", i);
+            cr_expect(err.message && strstr(err.message, cases[i].needle),
+                      "case %zu: '%s' lacks '%s'", i, err.message, cases[i].needle);
+        }
+        gr_error_clear(&err);
+    }
 }

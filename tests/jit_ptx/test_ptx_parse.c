@@ -724,3 +724,72 @@ Test(ptx_decls, weak_body_variable_round_trips) {
     free(assert_round_trip(m, "weak.ptx"));
     ptx_module_free(m);
 }
+
+/* ---- hostile sizes and paths ------------------------------------------------------------------------ */
+
+/* Compilers write a .file path's non-ASCII bytes as octal escapes; the IR holds the path as the
+ * file system spells it (UTF-8 here), and printing writes the escapes back. */
+Test(ptx_files, escaped_paths_are_decoded_and_printed_back) {
+    const char *text =
+        ".version 8.5\n.target sm_90\n.address_size 64\n"
+        ".visible .entry k()\n{\n\t.loc 1 2 3\n\tret;\n}\n"
+        "\t.file\t1 \"/src/d\\303\\251j\\303\\240/r\\303\\251.cu\"\n"
+        "\t.file\t2 \"C:\\\\work\\\\\\\"q\\\"\\tx\\x41.cu\"\n";
+    ptx_module *m = parse_ok(text, "escapes.ptx");
+    cr_assert_eq(m->nfiles, 2);
+    cr_assert_str_eq(m->files[0].path, "/src/d\xc3\xa9j\xc3\xa0/r\xc3\xa9.cu");
+    cr_assert_str_eq(m->files[1].path, "C:\\work\\\"q\"\txA.cu");
+    ptx_srcmap *sm = ptx_srcmap_new(m);
+    ptx_srcloc loc;
+    cr_assert(ptx_srcmap_lookup(sm, 0, &loc));
+    cr_assert_str_eq(loc.file, "/src/d\xc3\xa9j\xc3\xa0/r\xc3\xa9.cu");
+    ptx_srcmap_free(sm);
+    char *printed = assert_round_trip(m, "escapes.ptx");
+    cr_assert(strstr(printed, "\"/src/d\\303\\251j\\303\\240/r\\303\\251.cu\""), "%s", printed);
+    cr_assert(strstr(printed, "\"C:\\\\work\\\\\\\"q\\\"\\011xA.cu\""), "%s", printed);
+    free(printed);
+    ptx_module_free(m);
+
+    const char *nul = ".version 8.5\n.target sm_90\n.address_size 64\n\t.file\t1 \"a\\000b.cu\"\n";
+    gr_error err = GR_ERROR_INIT;
+    cr_assert_not(ptx_parse(nul, strlen(nul), "nul.ptx", &m, &err));
+    cr_assert_eq(err.line, 4);
+    cr_assert(strstr(err.message, "NUL"), "%s", err.message);
+    gr_error_clear(&err);
+}
+
+/* Sizes are 64-bit: past 4 GiB nothing is truncated, and a declaration past 2^48 bytes (or one
+ * whose product of dimensions overflows 64 bits) is refused with its line. */
+Test(ptx_files, variable_sizes_are_64_bit_and_bounded) {
+    const char *text = ".version 8.5\n.target sm_90\n.address_size 64\n"
+                       ".shared .align 4 .b8 big[4294967300];\n"
+                       ".const .align 8 .v2 .f64 table[65536][1024];\n"
+                       ".extern .shared .align 16 .b8 dyn[];\n"
+                       ".global .b8 edge[281474976710656];\n";
+    ptx_module *m = parse_ok(text, "sizes.ptx");
+    cr_assert_eq(m->nvars, 4);
+    cr_assert_eq(ptx_var_size(&m->vars[0]), 4294967300ull);
+    cr_assert_eq(ptx_var_size(&m->vars[1]), 16ull * 65536 * 1024);
+    cr_assert_eq(ptx_var_size(&m->vars[2]), 0, "unsized");
+    cr_assert_eq(ptx_var_size(&m->vars[3]), PTX_MAX_VAR_BYTES);
+    free(assert_round_trip(m, "sizes.ptx"));
+    ptx_module_free(m);
+
+    static const char *const too_large[] = {
+        ".global .b8 over[281474976710657];\n",
+        ".shared .b64 over[1000000000000][1000000000000];\n",
+        ".const .v4 .b64 over[65536][65536][65536][65536];\n",
+    };
+    for (size_t i = 0; i < sizeof too_large / sizeof too_large[0]; i++) {
+        char buf[512];
+        snprintf(buf, sizeof buf, ".version 8.5\n.target sm_90\n.address_size 64\n%s",
+                 too_large[i]);
+        gr_error err = GR_ERROR_INIT;
+        m = NULL;
+        cr_assert_not(ptx_parse(buf, strlen(buf), "over.ptx", &m, &err), "%s", too_large[i]);
+        cr_assert_eq(err.line, 4, "%s: line %d", too_large[i], err.line);
+        cr_assert(strstr(err.message, "over") && strstr(err.message, "too large"), "%s",
+                  err.message);
+        gr_error_clear(&err);
+    }
+}

@@ -387,6 +387,55 @@ Test(sarif, validates_against_sarif_2_1_0) {
     gr_report_free(&r);
 }
 
+/* UTF-8 paths stay UTF-8 in JSON and are percent-encoded in SARIF (RFC 3986: only unreserved
+ * characters and '/' as they are), with %SRCROOT% given in run.originalUriBaseIds; text that is
+ * not UTF-8 (a Latin-1 comment) becomes U+FFFD instead of being dropped. */
+Test(sarif, utf8_paths_and_text_that_is_not_utf8) {
+    gr_report r;
+    sample_report(&r);
+    const char *utf8 = GR_SOURCE_DIR "/d\xc3\xa9j\xc3\xa0 #1/r\xc3\xa9.cu"; /* déjà #1/ré.cu */
+    r.findings[0].primary.file = utf8;
+    r.findings[0].primary.line_text = "    x = 1; // caf\xe9 \xc3\xa9";
+    gr_strbuf sb = GR_STRBUF_INIT;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_report_render_json(&r, &sb, &err));
+    json_error_t je;
+    json_t *doc = json_loads(gr_strbuf_cstr(&sb), 0, &je);
+    cr_assert_not_null(doc, "%s", je.text);
+    json_t *loc = json_array_get(json_object_get(json_array_get(json_object_get(doc, "findings"), 0),
+                                                 "locations"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(loc, "file")), utf8);
+    cr_assert_str_eq(json_string_value(json_object_get(loc, "source")),
+                     "    x = 1; // caf\xef\xbf\xbd \xc3\xa9");
+    json_decref(doc);
+    validate(GR_SOURCE_DIR "/docs/json-schema.json", "utf8.json", gr_strbuf_cstr(&sb));
+
+    gr_strbuf_reset(&sb);
+    gr_report_sarif_options o = {GR_SOURCE_DIR, NULL};
+    cr_assert(gr_report_render_sarif(&r, &o, &sb, &err));
+    doc = json_loads(gr_strbuf_cstr(&sb), 0, &je);
+    cr_assert_not_null(doc, "%s", je.text);
+    json_t *run = json_array_get(json_object_get(doc, "runs"), 0);
+    json_t *res0 = json_array_get(json_object_get(run, "results"), 0);
+    json_t *pl = json_object_get(json_array_get(json_object_get(res0, "locations"), 0),
+                                 "physicalLocation");
+    json_t *art = json_object_get(pl, "artifactLocation");
+    cr_assert_str_eq(json_string_value(json_object_get(art, "uri")),
+                     "d%C3%A9j%C3%A0%20%231/r%C3%A9.cu");
+    cr_assert_str_eq(json_string_value(json_object_get(art, "uriBaseId")), "%SRCROOT%");
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(json_object_get(pl, "region"),
+                                                                       "snippet"), "text")),
+                     "    x = 1; // caf\xef\xbf\xbd \xc3\xa9");
+    const char *root = json_string_value(json_object_get(
+        json_object_get(json_object_get(run, "originalUriBaseIds"), "%SRCROOT%"), "uri"));
+    cr_assert_not_null(root);
+    cr_assert(strncmp(root, "file:///", 8) == 0 && root[strlen(root) - 1] == '/', "%s", root);
+    json_decref(doc);
+    validate(DATA "/sarif-schema-2.1.0.json", "utf8.sarif", gr_strbuf_cstr(&sb));
+    gr_strbuf_free(&sb);
+    gr_report_free(&r);
+}
+
 Test(sarif, fingerprints_ignore_threads_addresses_and_lines) {
     gr_report_finding a = sample_race(), b = sample_race();
     b.primary.thread.thread.x = 99;
