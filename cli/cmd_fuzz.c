@@ -521,20 +521,6 @@ static void seed_corpus(const search_session *s, const char *dir, uint64_t seed)
     free(g);
 }
 
-static bool parse_count(const char *what, const char *text, uint64_t lo, uint64_t hi, uint64_t *out,
-                        gr_error *err) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (!*text || *end || errno == EINVAL || *text == '-' || *text == '+')
-        return gr_fail(err, GR_ERR_USAGE, "%s must be a non-negative integer, not '%s'", what, text);
-    if (errno == ERANGE || v < lo || v > hi)
-        return gr_fail(err, GR_ERR_USAGE, "%s must be between %llu and %llu, not %s", what,
-                       (unsigned long long)lo, (unsigned long long)hi, text);
-    *out = v;
-    return true;
-}
-
 /* ---- the final report: every recorded finding, from its record ------------------------------ */
 
 /* The backend finding a witness recorded (its finding with `sig`). */
@@ -777,10 +763,11 @@ int cmd_fuzz(int argc, char **argv) {
         {NULL, CLI_FLAG, NULL, NULL}};
     if (!cli_parse("fuzz", split, argv, 2, &src, specs, &err)) return search_fail(&err);
     uint64_t seconds = 0, runs = 0, jobs = 1, seed = 1;
-    if ((time_s && !parse_count("--time", time_s, 0, FUZZ_MAX_SECONDS, &seconds, &err)) ||
-        (runs_s && !parse_count("--runs", runs_s, 0, INT64_MAX, &runs, &err)) ||
-        (jobs_s && !parse_count("--jobs", jobs_s, 1, GR_CAMPAIGN_MAX_JOBS, &jobs, &err)) ||
-        (seed_s && !parse_count("--seed", seed_s, 0, UINT64_MAX, &seed, &err)))
+    if ((time_s && !cli_parse_uint_flag("--time", time_s, 0, FUZZ_MAX_SECONDS, &seconds, &err)) ||
+        (runs_s && !cli_parse_uint_flag("--runs", runs_s, 0, INT64_MAX, &runs, &err)) ||
+        (jobs_s && !cli_parse_uint_flag("--jobs", jobs_s, 1, GR_CAMPAIGN_MAX_JOBS, &jobs, &err)) ||
+        (seed_s && !cli_parse_uint_flag("--seed", seed_s, 0, UINT64_MAX, &seed, &err)) ||
+        !cli_report_claim_stdout(&report, &err))
         return search_fail(&err);
     if (!time_s && !runs_s) seconds = 60;
     if (argc - split - 1 > FUZZ_MAX_PASSTHROUGH) {
@@ -947,6 +934,7 @@ int cmd_fuzz(int argc, char **argv) {
     }
 done:
     if (code < 0) code = search_fail(&err);
+    cli_report_release_stdout();
     gr_report_free(&r);
     gr_campaign_summary_free(&sum);
     search_session_close(&s);

@@ -257,6 +257,7 @@ int cmd_replay(int argc, char **argv) {
     int code = -1;
     gr_report r;
     gr_report_init(&r);
+    if (!cli_report_claim_stdout(&report, &err)) goto done;
     if (!kernels || !sessions || !session_keys) {
         gr_fail(&err, GR_ERR_NOMEM, "out of memory");
         goto done;
@@ -332,6 +333,7 @@ int cmd_replay(int argc, char **argv) {
     code = cli_report_emit(&r, &report, nsessions ? sessions[0].srcmap : NULL, NULL, &err);
 done:
     if (code < 0) code = search_fail(&err);
+    cli_report_release_stdout();
     gr_report_free(&r);
     for (int j = 0; j < nsessions; j++) search_session_close(&sessions[j]);
     free(sessions);
