@@ -47,6 +47,7 @@
 #include "corpus/corpus_dir.h"
 #include "common/file.h"
 #include "corpus/generate.h"
+#include "exec/sim/sim.h"
 #include "cli/report/report_exec.h"
 #include "search/campaign.h"
 #include "search/feedback.h"
@@ -322,6 +323,11 @@ static int fuzz_one(const uint8_t *data, size_t size) {
     gr_launch_result res;
     gr_error err = GR_ERROR_INIT;
     if (!gr_runner_run(s->runner, &in, &res, &err)) {
+        if (err.status == GR_ERR_UNSUPPORTED) {
+            /* the kernel cannot run here at all: every execution would fail the same way */
+            say(2, "fuzz: %s\n", err.message ? err.message : "unsupported");
+            _exit(GR_CAMPAIGN_EXIT_FATAL);
+        }
         bool internal = err.status == GR_ERR_INTERNAL || err.status == GR_ERR_NOMEM || strcmp(gr_runner_backend_name(s->runner), "gpu") == 0;
         if (w->verbose) say(2, "fuzz: launch failed: %s\n", err.message ? err.message : "?");
         gr_error_clear(&err);
@@ -408,8 +414,9 @@ static int run_worker(void *ctx, int job, int attempt, uint64_t seed, double sec
     gr_error err = GR_ERROR_INIT;
     if (!search_session_runner(w->session, &err)) {
         say(2, "fuzz: worker %d: %s\n", job, err.message ? err.message : "cannot start");
-        say(w->msg_fd, "fuzz: worker %d: %s\n", job, err.message ? err.message : "cannot start");
-        return 3;
+        bool fatal = err.status == GR_ERR_UNSUPPORTED || err.status == GR_ERR_INPUT ||
+                     err.status == GR_ERR_USAGE;
+        return fatal ? GR_CAMPAIGN_EXIT_FATAL : 3;
     }
     w->seen = calloc(GR_FEEDBACK_DEFAULT_SIZE, 1);
     if (!w->seen) return 3;
@@ -805,6 +812,15 @@ int cmd_fuzz(int argc, char **argv) {
     if (cli_interrupted()) {
         gr_fail(&err, GR_ERR_INTERNAL, "interrupted before the search started");
         goto done;
+    }
+    /* On the simulator, a kernel that uses PTX it cannot run is refused once, here, rather than
+     * by every worker (the file's other kernels still run) */
+    if (!backend || strcmp(backend, "sim") == 0) {
+        gr_backend *probe = gr_sim_backend_new(&err);
+        bool ok = probe && gr_backend_load(probe, s.loaded.module, &err) &&
+                  gr_sim_kernel_runnable(probe, s.kernel->ptx_name, &err);
+        if (probe) gr_backend_free(probe);
+        if (!ok) goto done;
     }
     oracle_kind = cli_oracle_default(&oracle, s.have_spec ? &s.spec : NULL, oracle_kind);
     if (oracle_kind == CLI_ORACLE_TWOPASS) {

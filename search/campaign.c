@@ -277,6 +277,10 @@ bool gr_campaign_run(const gr_campaign_options *o, gr_campaign_worker fn, void *
                 js[j].done = true;
                 continue;
             }
+            if (WIFEXITED(status) && WEXITSTATUS(status) == GR_CAMPAIGN_EXIT_FATAL) {
+                js[j].done = js[j].gave_up = true; /* a restart would fail the same way */
+                continue;
+            }
             if (js[j].attempts > max_restarts) {
                 js[j].done = true;
                 js[j].gave_up = true;
@@ -340,6 +344,8 @@ bool gr_campaign_run(const gr_campaign_options *o, gr_campaign_worker fn, void *
     if (out->interrupted)
         snprintf(out->problem, sizeof out->problem, "interrupted after %.1fs%s", out->elapsed,
                  o->seconds > 0 ? " of the time budget" : "");
+    else if (gave_up == jobs && out->restarts == 0)
+        snprintf(out->problem, sizeof out->problem, "the workers could not run%s", last);
     else if (gave_up == jobs)
         snprintf(out->problem, sizeof out->problem,
                  "every worker died %d times; the campaign ended after %.1fs%s", max_restarts + 1,

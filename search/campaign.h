@@ -19,8 +19,9 @@
  * log file; the logs of workers that died are copied to `keep_logs_dir` (the newest few) and
  * the parent says why each worker died.
  *
- * Exit status of a worker: 0 when its run is complete (time or runs used up); anything else,
- * or a signal, asks for a restart. */
+ * Exit status of a worker: 0 when its run is complete (time or runs used up);
+ * GR_CAMPAIGN_EXIT_FATAL when it cannot run at all (unsupported code: a restart would fail the
+ * same way), which ends its job; anything else, or a signal, asks for a restart. */
 #ifndef GR_SEARCH_CAMPAIGN_H
 #define GR_SEARCH_CAMPAIGN_H
 
@@ -33,6 +34,7 @@
 #include "common/error.h"
 
 enum {
+    GR_CAMPAIGN_EXIT_FATAL = 66,
     GR_CAMPAIGN_MAX_FINDINGS = 512,
     GR_CAMPAIGN_MAX_JOBS = 64,
     GR_CAMPAIGN_RECORD_BYTES = 768, /* the caller's copy of a finding as first seen */

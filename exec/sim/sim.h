@@ -12,12 +12,31 @@
 /* A simulator backend (no module loaded yet). NULL with err set when out of memory. */
 gr_backend *gr_sim_backend_new(gr_error *err);
 
+/* Whether `kernel` (its PTX name; NULL: the module's only one) of the loaded module can run on
+ * the simulator: a function it calls may use PTX the simulator does not execute, which fails
+ * its launches (GR_ERR_UNSUPPORTED, naming the kernel, function and instruction) while the
+ * module's other kernels still run. */
+bool gr_sim_kernel_runnable(gr_backend *b, const char *kernel, gr_error *err);
+
 /* The state space a generic simulator address lies in (ptx_space: GLOBAL, SHARED, LOCAL,
  * CONST, PARAM), or PTX_SPACE_NONE for an address outside every window. */
 ptx_space gr_sim_space_of(uint64_t generic_addr);
 
 /* Resident-thread limit: blocks beyond it start when earlier blocks finish (as on a GPU). */
 enum { GR_SIM_MAX_RESIDENT_THREADS = 16384, GR_SIM_MAX_SHARED_BYTES = 227 * 1024 };
+
+/* A grid-synchronizing (cooperative) launch keeps all its blocks resident, up to this many
+ * threads; and it must fit a plausible GPU, an H100-class device: 132 SMs, each with room for
+ * 2048 threads, 32 blocks and 228 KiB of shared memory (1 KiB of it reserved per block), or
+ * cudaLaunchCooperativeKernel would refuse it (registers are not counted). */
+enum {
+    GR_SIM_MAX_COOPERATIVE_THREADS = 262144,
+    GR_SIM_DEVICE_SMS = 132,
+    GR_SIM_DEVICE_THREADS_PER_SM = 2048,
+    GR_SIM_DEVICE_BLOCKS_PER_SM = 32,
+    GR_SIM_DEVICE_SHARED_PER_SM = 233472,
+    GR_SIM_RESERVED_SMEM = 1024,
+};
 
 /* The step budget when a launch gives none: 200 million thread-instructions, or this many per
  * launched thread when that is more, so a big launch that terminates is not taken for a hang. */

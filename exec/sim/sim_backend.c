@@ -65,6 +65,15 @@ static bool sim_load(gr_backend *b, const ptx_module *m, gr_error *err) {
     return true;
 }
 
+bool gr_sim_kernel_runnable(gr_backend *b, const char *kernel, gr_error *err) {
+    sim_backend *be = (sim_backend *)b;
+    if (!be->loaded) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
+    for (int32_t i = 0; i < be->m->nfunctions; i++)
+        if (be->m->functions[i].is_entry && (!kernel || strcmp(be->m->functions[i].name, kernel) == 0))
+            return sim_program_kernel_runnable(&be->prog, i, err);
+    return gr_fail(err, GR_ERR_USAGE, "kernel '%s' is not in the module", kernel ? kernel : "");
+}
+
 static bool sim_alloc_op(gr_backend *b, size_t size, uint64_t *addr, gr_error *err) {
     return sim_alloc_raw((sim_backend *)b, size, addr, NULL, err);
 }
@@ -104,6 +113,35 @@ static void sim_free(gr_backend *b) {
 
 static uint32_t dim_or_one(uint32_t v) { return v ? v : 1; }
 
+/* A grid-synchronizing kernel: every block must be resident at once, on the simulator and on
+ * a plausible GPU (see sim.h), and gets its grid-sync workspace. */
+static bool cooperative_fits(sim_run *r, uint64_t shared_per_block, gr_error *err) {
+    uint64_t nb = (uint64_t)r->grid.x * r->grid.y * r->grid.z, tpb = r->nthreads;
+    uint64_t per_sm = GR_SIM_DEVICE_BLOCKS_PER_SM;
+    if (GR_SIM_DEVICE_THREADS_PER_SM / tpb < per_sm) per_sm = GR_SIM_DEVICE_THREADS_PER_SM / tpb;
+    uint64_t smem = shared_per_block + GR_SIM_RESERVED_SMEM;
+    if (GR_SIM_DEVICE_SHARED_PER_SM / smem < per_sm) per_sm = GR_SIM_DEVICE_SHARED_PER_SM / smem;
+    uint64_t most = per_sm * GR_SIM_DEVICE_SMS;
+    if (nb > most)
+        return gr_fail(err, GR_ERR_USAGE,
+                       "kernel %s synchronizes the whole grid, so all %" PRIu64 " blocks must be "
+                       "resident at once; an H100-class GPU holds at most %" PRIu64 " blocks of %"
+                       PRIu64 " threads and %" PRIu64 " bytes of shared memory "
+                       "(cudaLaunchCooperativeKernel would fail with "
+                       "cudaErrorCooperativeLaunchTooLarge)",
+                       r->kernel->fn->name, nb, most, tpb, shared_per_block);
+    if (nb * tpb > GR_SIM_MAX_COOPERATIVE_THREADS)
+        return gr_fail(err, GR_ERR_UNSUPPORTED,
+                       "kernel %s synchronizes the whole grid: the simulator keeps at most %d "
+                       "threads resident, this launch has %" PRIu64,
+                       r->kernel->fn->name, GR_SIM_MAX_COOPERATIVE_THREADS, nb * tpb);
+    sim_backend *be = r->be;
+    if (!be->grid_ws && !sim_alloc_raw(be, 64, &be->grid_ws, &be->grid_ws_host, err)) return false;
+    memset(be->grid_ws_host, 0, 64); /* the barrier word starts at zero for every launch */
+    r->grid_ws = be->grid_ws;
+    return true;
+}
+
 /* Checks the launch against the kernel and lays out its parameters. */
 static bool validate(sim_run *r, const gr_launch *L, gr_error *err) {
     const sim_program *p = r->prog;
@@ -118,6 +156,7 @@ static bool validate(sim_run *r, const gr_launch *L, gr_error *err) {
     if (!L->kernel && nentries > 1)
         return gr_fail(err, GR_ERR_USAGE, "the module has %d kernels: name one", nentries);
     const ptx_function *fn = &m->functions[ki];
+    if (!sim_program_kernel_runnable(p, ki, err)) return false;
     r->kernel_index = ki;
     r->kernel = &p->funcs[ki];
     r->grid = (gr_dim3){dim_or_one(L->grid.x), dim_or_one(L->grid.y), dim_or_one(L->grid.z)};
@@ -152,6 +191,13 @@ static bool validate(sim_run *r, const gr_launch *L, gr_error *err) {
     r->nblocks_total = (uint32_t)nb;
     r->shared_size = p->static_shared + L->dynamic_shared; /* the layout, gaps included */
     r->dyn_shared = L->dynamic_shared;
+    r->shared_alloc = r->shared_size;
+    if (p->uses_reserved_smem) {
+        /* past a guard gap, so an overrun of the user's shared memory is still out of bounds */
+        r->reserved_smem = (r->shared_size + 255u) / 128u * 128u + 128u;
+        r->shared_alloc = r->reserved_smem + GR_SIM_RESERVED_SMEM;
+    }
+    if (p->uses_grid_workspace && !cooperative_fits(r, shared, err)) return false;
     if (L->nargs != fn->nparams)
         return gr_fail(err, GR_ERR_USAGE, "kernel %s takes %d argument%s, the launch gives %d",
                        fn->name, fn->nparams, fn->nparams == 1 ? "" : "s", L->nargs);

@@ -112,6 +112,39 @@ static bool unsupported(decoder *d, const char *why) {
 
 /* ---- operands ---------------------------------------------------------------------------------- */
 
+/* The special registers the simulator gives a value; any other fails loading, never reads 0. */
+static bool sreg_supported(decoder *d, const ptx_operand *o) {
+    switch (o->u.sreg) {
+    case PTX_SREG_TID: case PTX_SREG_NTID: case PTX_SREG_CTAID: case PTX_SREG_NCTAID:
+    case PTX_SREG_LANEID: case PTX_SREG_WARPID: case PTX_SREG_NWARPID: case PTX_SREG_SMID:
+    case PTX_SREG_NSMID: case PTX_SREG_GRIDID:
+    case PTX_SREG_LANEMASK_EQ: case PTX_SREG_LANEMASK_LE: case PTX_SREG_LANEMASK_LT:
+    case PTX_SREG_LANEMASK_GE: case PTX_SREG_LANEMASK_GT:
+    case PTX_SREG_CLOCK: case PTX_SREG_CLOCK_HI: case PTX_SREG_CLOCK64: case PTX_SREG_GLOBALTIMER:
+    case PTX_SREG_GLOBALTIMER_LO: case PTX_SREG_GLOBALTIMER_HI:
+    case PTX_SREG_DYNAMIC_SMEM_SIZE: case PTX_SREG_TOTAL_SMEM_SIZE: case PTX_SREG_AGGR_SMEM_SIZE:
+    /* clusters of one block: the launches the simulator runs */
+    case PTX_SREG_CLUSTERID: case PTX_SREG_NCLUSTERID: case PTX_SREG_CLUSTER_CTAID:
+    case PTX_SREG_CLUSTER_NCTAID: case PTX_SREG_CLUSTER_CTARANK: case PTX_SREG_CLUSTER_NCTARANK:
+    case PTX_SREG_IS_EXPLICIT_CLUSTER:
+        return true;
+    case PTX_SREG_RESERVED_SMEM_OFFSET_BEGIN: case PTX_SREG_RESERVED_SMEM_OFFSET_END:
+    case PTX_SREG_RESERVED_SMEM_OFFSET_CAP: case PTX_SREG_RESERVED_SMEM_OFFSET_0:
+    case PTX_SREG_RESERVED_SMEM_OFFSET_1:
+        d->p->uses_reserved_smem = true;
+        return true;
+    case PTX_SREG_ENVREG:
+        /* %envreg1:%envreg2 is the grid-sync workspace of a cooperative launch */
+        if (o->component == 1 || o->component == 2) {
+            d->p->uses_grid_workspace = true;
+            return true;
+        }
+        return unsupported(d, "a driver-defined %envreg the simulator does not provide");
+    default:
+        return unsupported(d, "a special register the simulator does not provide");
+    }
+}
+
 static int type_bits(int t) {
     switch (t) {
     case PTX_TYPE_PRED: return 1;
@@ -263,6 +296,7 @@ static bool src_opnd(decoder *d, const ptx_operand *o, int type, sim_opnd *out) 
         return *out != SIM_NO_OPND;
     }
     case PTX_OPND_SREG: {
+        if (!sreg_supported(d, o)) return false;
         sim_insn *h = emit(d);
         if (!h) return false;
         h->h = H_MOV_SREG;
@@ -293,6 +327,11 @@ static bool src_opnd(decoder *d, const ptx_operand *o, int type, sim_opnd *out) 
             h->d[0] = d->next_temp++;
             *out = h->d[0];
             return true;
+        }
+        /* `warpSize` compiles to WARP_SZ, a constant the PTX assembler provides */
+        if (strcmp(o->u.symbol, "WARP_SZ") == 0 && o->offset == 0) {
+            *out = add_const(d, SIM_LANES);
+            return *out != SIM_NO_OPND;
         }
         return unsupported(d, "symbol operand that is not a variable");
     }
@@ -1395,6 +1434,86 @@ static bool decode_function(decoder *d, int32_t fi) {
     return true;
 }
 
+/* Decodes function `fi`; one that uses PTX the simulator cannot execute becomes a stub (one
+ * trap) that remembers why, so the module's other kernels still run. */
+static bool decode_or_stub(decoder *d, int32_t fi) {
+    sim_program *p = d->p;
+    int32_t ncode = p->ncode, ncalls = p->ncalls;
+    if (decode_function(d, fi)) return true;
+    if (d->err->status != GR_ERR_UNSUPPORTED) return false;
+    sim_func *sf = &p->funcs[fi];
+    sf->unsupported = strdup(d->err->message ? d->err->message : "unsupported PTX");
+    if (!sf->unsupported) return gr_fail(d->err, GR_ERR_NOMEM, "out of memory");
+    snprintf(sf->unsupported_file, sizeof sf->unsupported_file, "%s", d->err->file);
+    sf->unsupported_line = d->err->line;
+    gr_error_clear(d->err);
+    for (int32_t i = ncalls; i < p->ncalls; i++) {
+        free(p->calls[i].args);
+        free(p->calls[i].rets);
+    }
+    p->ncalls = ncalls;
+    p->ncode = ncode;
+    sf->entry = ncode;
+    d->cur = NULL;
+    sim_insn *stub = emit(d);
+    if (!stub) return false;
+    stub->h = H_TRAP;
+    const ptx_function *fn = &d->m->functions[fi];
+    for (int32_t i = 0; i < fn->nstmts; i++)
+        if (fn->stmts[i].kind == PTX_STMT_INSN) {
+            stub->id = fn->stmts[i].insn->id;
+            stub->src = fn->stmts[i].insn;
+            break;
+        }
+    stub->bb_leader = true;
+    sf->end = p->ncode;
+    return true;
+}
+
+bool sim_program_kernel_runnable(const sim_program *p, int32_t entry, gr_error *err) {
+    if (entry < 0 || entry >= p->nfuncs) return true;
+    uint8_t *seen = calloc((size_t)p->nfuncs, 1);
+    int32_t *stack = calloc((size_t)p->nfuncs + 1, sizeof *stack);
+    if (!seen || !stack) {
+        free(seen);
+        free(stack);
+        return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    }
+    int32_t sp = 0;
+    stack[sp++] = entry;
+    seen[entry] = 1;
+    bool ok = true;
+    while (sp && ok) {
+        int32_t f = stack[--sp];
+        const sim_func *sf = &p->funcs[f];
+        if (sf->unsupported) {
+            const char *kname = p->funcs[entry].fn ? p->funcs[entry].fn->name : "?";
+            const char *file = sf->unsupported_file[0] ? sf->unsupported_file : NULL;
+            if (f == entry)
+                ok = gr_fail_at(err, GR_ERR_UNSUPPORTED, file, sf->unsupported_line, 0,
+                                "kernel %s cannot run on the simulator: %s", kname,
+                                sf->unsupported);
+            else
+                ok = gr_fail_at(err, GR_ERR_UNSUPPORTED, file, sf->unsupported_line, 0,
+                                "kernel %s cannot run on the simulator: it calls %s, which has %s",
+                                kname, sf->fn ? sf->fn->name : "?", sf->unsupported);
+            break;
+        }
+        for (int32_t i = sf->entry; i < sf->end; i++) {
+            const sim_insn *in = &p->code[i];
+            if (in->h != H_CALL) continue;
+            int32_t callee = p->calls[in->call].callee;
+            if (callee >= 0 && callee < p->nfuncs && !seen[callee]) {
+                seen[callee] = 1;
+                stack[sp++] = callee;
+            }
+        }
+    }
+    free(seen);
+    free(stack);
+    return ok;
+}
+
 bool sim_program_build(const ptx_module *m, sim_program *p, sim_alloc_fn alloc, void *alloc_ctx,
                        gr_error *err) {
     memset(p, 0, sizeof *p);
@@ -1412,7 +1531,7 @@ bool sim_program_build(const ptx_module *m, sim_program *p, sim_alloc_fn alloc, 
     if (ok && !p->funcs) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
     for (int32_t f = 0; ok && f < m->nfunctions; f++)
         if (!m->functions[f].has_body) decode_builtin(&p->funcs[f], &m->functions[f]);
-    for (int32_t f = 0; ok && f < m->nfunctions; f++) ok = decode_function(&d, f);
+    for (int32_t f = 0; ok && f < m->nfunctions; f++) ok = decode_or_stub(&d, f);
     /* user code: accesses inside header functions (e.g. -G builds' atomicAdd wrappers) are
      * reported at the user's call site */
     if (ok) {
@@ -1444,6 +1563,7 @@ void sim_program_free(sim_program *p) {
         for (int32_t i = 0; i < p->nfuncs; i++) {
             free(p->funcs[i].param_off);
             free(p->funcs[i].ret_off);
+            free(p->funcs[i].unsupported);
         }
     free(p->funcs);
     for (int32_t i = 0; i < p->ncalls; i++) {

@@ -202,7 +202,10 @@ static uint8_t *translate(sim_run *r, sim_warp *w, int lane, int space, uint64_t
     }
     case SP_SHARED:
         *gen = SIM_SHARED_BASE + addr;
-        if (addr + size > r->shared_size || addr + size < addr) return NULL;
+        if (addr + size < addr) return NULL;
+        if (addr + size > r->shared_size &&
+            !(r->reserved_smem && addr >= r->reserved_smem && addr + size <= r->shared_alloc))
+            return NULL;
         if (addr < r->prog->static_shared && !shared_var_covers(r->prog, addr, size)) return NULL;
         return w->block->shared + addr;
     case SP_LOCAL: {
@@ -501,8 +504,21 @@ static uint64_t sreg_value(const sim_run *r, const sim_warp *w, int l, int64_t i
     case PTX_SREG_GLOBALTIMER_HI: return r->res->thread_instructions >> 32;
     case PTX_SREG_DYNAMIC_SMEM_SIZE: return r->dyn_shared;
     case PTX_SREG_TOTAL_SMEM_SIZE: return r->prog->static_shared_bytes + r->dyn_shared;
+    case PTX_SREG_AGGR_SMEM_SIZE:
+        return r->prog->static_shared_bytes + r->dyn_shared +
+               (r->reserved_smem ? GR_SIM_RESERVED_SMEM : 0);
     case PTX_SREG_CLUSTER_NCTAID: case PTX_SREG_CLUSTER_NCTARANK: return 1; /* clusters of one block */
-    default: return 0;
+    case PTX_SREG_CLUSTER_CTAID: case PTX_SREG_CLUSTER_CTARANK: case PTX_SREG_IS_EXPLICIT_CLUSTER:
+        return 0;
+    /* the runtime's reserved shared region (cooperative groups' scratch words) */
+    case PTX_SREG_RESERVED_SMEM_OFFSET_BEGIN: case PTX_SREG_RESERVED_SMEM_OFFSET_0:
+        return r->reserved_smem;
+    case PTX_SREG_RESERVED_SMEM_OFFSET_1: return r->reserved_smem + 16;
+    case PTX_SREG_RESERVED_SMEM_OFFSET_END: return r->reserved_smem + GR_SIM_RESERVED_SMEM;
+    case PTX_SREG_RESERVED_SMEM_OFFSET_CAP: return GR_SIM_RESERVED_SMEM;
+    /* %envreg1:%envreg2, the grid-sync workspace: high and low halves of its address */
+    case PTX_SREG_ENVREG: return comp == 1 ? r->grid_ws >> 32 : (uint32_t)r->grid_ws;
+    default: return 0; /* not reached: decoding refuses every other special register */
     }
 }
 

@@ -127,6 +127,12 @@ typedef struct sim_func {
     int32_t builtin;          /* H_VPRINTF / H_ASSERTFAIL / H_ATOM for known extern functions */
     bool user_code;           /* its lines are in the kernel's own source file (not a header) */
     uint8_t atom_type, atom_op, atom_scope; /* H_ATOM builtins (__iAtomicAdd_block, ...) */
+    /* Why the function cannot be simulated (its first unsupported instruction), or NULL: its
+     * code is then one trap, and no launch that can reach it directly runs (other kernels of
+     * the module still do). */
+    char *unsupported;
+    char unsupported_file[512]; /* where that instruction is ("" unknown) */
+    int unsupported_line;
 } sim_func;
 
 typedef struct sim_global_var {
@@ -154,6 +160,8 @@ typedef struct sim_program {
                                  dynamic part starts here */
     uint32_t static_shared_bytes; /* the variables' bytes alone (what a GPU would need) */
     bool uses_dynamic_shared;
+    bool uses_reserved_smem;  /* reads %reserved_smem_offset_* (cooperative groups' scratch) */
+    bool uses_grid_workspace; /* reads %envreg1/%envreg2: grid-wide sync (cooperative launch) */
     uint8_t *const_seg;       /* .const space contents */
     uint64_t const_size;
 } sim_program;
@@ -164,6 +172,9 @@ typedef bool (*sim_alloc_fn)(void *ctx, uint64_t size, uint64_t *addr, uint8_t *
 bool sim_program_build(const ptx_module *m, sim_program *p, sim_alloc_fn alloc, void *alloc_ctx,
                        gr_error *err);
 void sim_program_free(sim_program *p);
+/* Whether kernel `entry` (a function index) and every function it calls directly can run:
+ * fails (GR_ERR_UNSUPPORTED) naming the kernel, the function and the instruction. */
+bool sim_program_kernel_runnable(const sim_program *p, int32_t entry, gr_error *err);
 /* Bytes and alignment of a variable or parameter as PTX lays it out. */
 uint64_t sim_var_size(const ptx_var *v);
 uint64_t sim_var_align(const ptx_var *v);

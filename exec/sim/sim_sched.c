@@ -655,6 +655,16 @@ static void run_group(sim_run *r, sim_warp *w, uint32_t mask, uint32_t *steps) {
                     return;
                 }
                 fi = (int32_t)idx;
+                if (r->prog->funcs[fi].unsupported) {
+                    gr_finding *f = sim_add_finding(r, GR_FINDING_FAULT, in->id, w, __builtin_ctz(m));
+                    if (f)
+                        snprintf(f->message, sizeof f->message,
+                                 "indirect call of %s, which the simulator cannot run: %s",
+                                 r->prog->funcs[fi].fn->name, r->prog->funcs[fi].unsupported);
+                    set_pcs(w, mask, pc);
+                    stop_with(r, GR_EXEC_TRAP);
+                    return;
+                }
                 if (!exec_call(r, w, in, m, pc, fi)) return;
                 if (m != mask) return;
                 pc = w->pc[l0];
@@ -784,7 +794,7 @@ static void block_release(sim_run *r, sim_block *b) {
 }
 
 static bool block_start(sim_run *r, sim_block *b, uint32_t linear) {
-    memset(b->shared, 0, r->shared_size ? r->shared_size : 1);
+    memset(b->shared, 0, r->shared_alloc ? r->shared_alloc : 1);
     b->active = true;
     b->linear = linear;
     b->idx.x = linear % r->grid.x;
@@ -963,6 +973,8 @@ bool sim_schedule_prepare(sim_run *r) {
     if (slots < 1) slots = 1;
     if (slots > r->nblocks_total) slots = r->nblocks_total;
     if (r->launch->schedule.kind == GR_SCHED_SERIALIZED && slots > 64) slots = 64;
+    /* a grid-wide sync waits for every block: all of them are resident (validate bounded it) */
+    if (r->grid_ws) slots = r->nblocks_total;
     r->nslots = slots;
     r->slots = calloc(slots, sizeof *r->slots);
     r->nwarps = slots * r->nwarps_per_block;
@@ -973,7 +985,7 @@ bool sim_schedule_prepare(sim_run *r) {
         sim_block *b = &r->slots[s];
         b->warps = &r->warps[s * r->nwarps_per_block];
         for (uint32_t i = 0; i < r->nwarps_per_block; i++) b->warps[i].block = b;
-        b->shared = calloc(r->shared_size ? r->shared_size : 1, 1);
+        b->shared = calloc(r->shared_alloc ? r->shared_alloc : 1, 1);
         if (!b->shared) return false;
         for (int k = 0; k < SIM_BARRIERS; k++) {
             b->bars[k].members = calloc(words, sizeof(uint64_t));

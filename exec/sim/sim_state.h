@@ -23,6 +23,8 @@ typedef struct sim_backend {
     sim_alloc *allocs; /* sorted by address (addresses only grow) */
     int32_t nallocs, allocs_cap;
     uint64_t next_addr;
+    uint64_t grid_ws;   /* a cooperative launch's grid-sync workspace (allocated once), or 0 */
+    uint8_t *grid_ws_host;
 } sim_backend;
 
 enum { LANE_NONE = 0, LANE_RUN, LANE_BAR, LANE_WSYNC, LANE_EXITED };
@@ -92,6 +94,10 @@ typedef struct sim_run {
     gr_dim3 grid, block;
     uint32_t nthreads, nwarps_per_block, nblocks_total;
     uint32_t shared_size, dyn_shared;
+    /* Shared memory allocated per block: shared_size, plus (after a guard gap) the runtime's
+     * reserved region at reserved_smem when the kernel reads %reserved_smem_offset_*. */
+    uint32_t shared_alloc, reserved_smem;
+    uint64_t grid_ws;          /* the grid-sync workspace's address (%envreg1:%envreg2), or 0 */
     uint8_t *kparams;
     uint32_t kparams_size;
     sim_block *slots;

@@ -201,3 +201,37 @@ Test(cli, fuzz_then_check_input_reproduces_the_witness, .timeout = 240) {
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* An instruction the simulator does not execute stops only the kernels that use it, with one
+ * message naming the kernel and the instruction; warpSize (WARP_SZ) runs. */
+Test(cli, unsupported_ptx_stops_only_its_kernel, .timeout = 120) {
+    run_result r = run("check " DATA "mixed_support.cu --kernel lane_sum --grid 1 --block 64 "
+                       "--arg 'in=buffer(int,64,iota)' --arg 'out=buffer(int,2)' --json -");
+    cr_assert_eq(r.status, 0, "the other kernel runs:\n%s", r.out);
+    ASSERT_HAS(r, "\"findings\": []");
+    free(r.out);
+    r = run("check " DATA "mixed_support.cu --kernel dot4 --grid 1 --block 32 "
+            "--arg 'a=buffer(int,32)' --arg 'b=buffer(int,32)' --arg 'out=buffer(int,32)'");
+    cr_assert_eq(r.status, 2, "%s", r.out);
+    ASSERT_HAS(r, "kernel dot4 cannot run on the simulator");
+    ASSERT_HAS(r, "dp4a");
+    free(r.out);
+    r = run("fuzz " DATA "mixed_support.cu --kernel dot4 --time 30");
+    cr_assert_eq(r.status, 2, "fuzz stops at once:\n%s", r.out);
+    ASSERT_HAS(r, "kernel dot4 cannot run on the simulator");
+    cr_assert_null(strstr(strstr(r.out, "cannot run") + 1, "cannot run"),
+                   "one message, not one per worker:\n%s", r.out);
+    free(r.out);
+}
+
+/* A grid-synchronizing kernel needs all its blocks resident: a launch no GPU could hold at once
+ * is refused with the reason (cudaLaunchCooperativeKernel would fail the same way). */
+Test(cli, cooperative_launch_too_large_for_a_gpu, .timeout = 120) {
+    run_result r = run("check " GR_SOURCE_DIR "/tests/kernels/sync/grid_sync_two_phase_ok.cu "
+                       "--grid 2000 --block 1024 --arg 'a=buffer(int,256)' "
+                       "--arg 'b=buffer(int,256)' --arg n=256");
+    cr_assert_eq(r.status, 2, "%s", r.out);
+    ASSERT_HAS(r, "must be resident at once");
+    ASSERT_HAS(r, "cudaErrorCooperativeLaunchTooLarge");
+    free(r.out);
+}
