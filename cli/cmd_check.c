@@ -618,6 +618,32 @@ static bool gpu_outputs(gr_backend *be, const gr_launch *L, const gr_input *in, 
 
 /* ---- the command ------------------------------------------------------------------------------- */
 
+/* Without --schedule, a kernel whose happens-before depends on the order of its atomics, fences
+ * or strong accesses (locks, flags, tickets) is also run under these schedules, in this order,
+ * until one shows a race: a lock taken without a fence races only when the unfenced thread
+ * takes it second. Deterministic, like every simulator schedule. */
+static const char *const extra_schedules[] = {"reverse:1", "random:1", "pct:1:3"};
+
+static bool schedule_sensitive(const ptx_module *m) {
+    for (uint32_t id = 0; id < m->ninsns; id++) {
+        const ptx_insn *x = m->insn_index[id];
+        if (!x) continue;
+        uint32_t cls = ptx_opcode_class((ptx_opcode)x->op);
+        if (cls & PTX_OPC_ATOMIC) return true;
+        if (x->op == PTX_OP_MEMBAR || x->op == PTX_OP_FENCE) return true;
+        if ((x->op == PTX_OP_LD || x->op == PTX_OP_ST) && x->sem != PTX_SEM_NONE &&
+            x->sem != PTX_SEM_WEAK)
+            return true;
+    }
+    return false;
+}
+
+static bool has_race(const gr_launch_result *res) {
+    for (int i = 0; i < res->nfindings; i++)
+        if (res->findings[i].cls == GR_FINDING_RACE) return true;
+    return false;
+}
+
 static int run_check(check_options *o, const cli_source_options *src, gr_error *err) {
     gr_launch L;
     memset(&L, 0, sizeof L);
@@ -740,6 +766,27 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     L.args = largs;
     L.nargs = k->nparams;
     if (!gr_backend_launch(be, &L, &res, err)) goto done;
+    if (!o->schedule && !on_gpu && L.detect && res.status == GR_EXEC_OK && !has_race(&res) &&
+        schedule_sensitive(l.module)) {
+        /* the same inputs under a few more schedules (see extra_schedules) */
+        for (size_t s = 0; s < sizeof extra_schedules / sizeof *extra_schedules; s++) {
+            gr_launch again = L;
+            gr_launch_result other;
+            if (!gr_schedule_parse(extra_schedules[s], &again.schedule, err) ||
+                !place_input(be, &in, addr, largs, argbytes, stride, err) ||
+                !gr_backend_launch(be, &again, &other, err))
+                goto done;
+            if (has_race(&other) || other.status != GR_EXEC_OK) {
+                gr_launch_result_free(&res);
+                res = other;
+                L.schedule = again.schedule;
+                gr_schedule_format(&L.schedule, sched, sizeof sched);
+                for (int b = 0; b < in.nbuffers; b++) bufs[b].base = addr[b];
+                break;
+            }
+            gr_launch_result_free(&other);
+        }
+    }
     sm = ptx_srcmap_new(l.module);
     if (sm && l.source && src->file) ptx_srcmap_set_file_text(sm, src->file, l.source, strlen(l.source));
     if (res.printf_output && res.printf_len) fputs(res.printf_output, stdout);
