@@ -1,9 +1,8 @@
 /* gpurace export WITNESS -o repro.cu [--source FILE] [--kernel-expr EXPR] [--force]
  *
  * Writes a standalone CUDA program that replays the witness on a GPU (corpus/export.h). The
- * kernel source comes from --source, or from the reproducer's neighbor: the witness does not
- * embed it, so the default is the file named like the witness with `.cu` next to it only when
- * that is a reproducer already; otherwise --source is required. */
+ * kernel source is the file the witness names (kernel.file, as the saving command was given
+ * it), or --source; either must have the source hash the witness records, unless --force. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/search_cli.h"
 #include "common/file.h"
+#include "common/hash.h"
 #include "corpus/export.h"
 
 int cmd_export(int argc, char **argv) {
@@ -32,8 +32,8 @@ int cmd_export(int argc, char **argv) {
             witness = a;
         }
     }
-    if (!witness || !out || !source) {
-        gr_fail(&err, GR_ERR_USAGE, "usage: gpurace export WITNESS -o repro.cu --source FILE.cu");
+    if (!witness || !out) {
+        gr_fail(&err, GR_ERR_USAGE, "usage: gpurace export WITNESS -o repro.cu [--source FILE.cu]");
         return search_fail(&err);
     }
     gr_witness w;
@@ -41,8 +41,25 @@ int cmd_export(int argc, char **argv) {
     char *text = NULL;
     gr_strbuf cu = GR_STRBUF_INIT;
     int code = 2;
+    if (!gr_witness_load(&w, witness, NULL, force, &err)) goto done;
+    /* the witness names the source it was saved for: the default, checked against its hash */
+    if (!source) source = w.source_file;
+    if (!source) {
+        gr_fail(&err, GR_ERR_USAGE, "%s does not name its kernel source: give it with --source FILE.cu",
+                witness);
+        goto done;
+    }
     text = gr_read_file(source, NULL, &err);
-    if (!text || !gr_witness_load(&w, witness, NULL, force, &err)) goto done;
+    if (!text) {
+        if (source == w.source_file)
+            gr_error_wrap(&err, "the source the witness names (give another with --source)");
+        goto done;
+    }
+    if (gr_hash64(text, strlen(text)) != w.source_hash && !force) {
+        gr_fail(&err, GR_ERR_INPUT, "%s is not the source %s was saved for (its hash differs): "
+                "--force exports it anyway", source, witness);
+        goto done;
+    }
     const char *name = strrchr(source, '/');
     name = name ? name + 1 : source;
     if (!gr_export_reproducer(&w, text, name, symbol, force, &cu, &err)) goto done;

@@ -206,7 +206,7 @@ const char *const search_value_options[] = {"--kernel", "--arch", "--compiler", 
 
 int cmd_replay(int argc, char **argv) {
     gr_error err = GR_ERROR_INIT;
-    const char *backend = NULL, *target = NULL, *spec = NULL;
+    const char *backend = NULL, *target = NULL, *spec = NULL, *step_budget = NULL;
     bool force = false;
     cli_report_options report = {0};
     cli_oracle_options oracle = {0};
@@ -218,6 +218,7 @@ int cmd_replay(int argc, char **argv) {
         CLI_REPORT_OPT_SPECS(&report),
         {"--backend", CLI_VALUE, &backend, NULL}, {"--force", CLI_FLAG, NULL, &force},
         {"--spec", CLI_VALUE, &spec, NULL}, CLI_ORACLE_OPT_SPECS(&oracle),
+        {"--step-budget", CLI_VALUE, &step_budget, NULL},
         {NULL, CLI_FLAG, NULL, NULL}};
     if (!cli_parse("replay", nrest, rest, 2, &src, specs, &err)) {
         free(rest);
@@ -252,6 +253,12 @@ int cmd_replay(int argc, char **argv) {
     const char **session_keys = calloc((size_t)nfiles + 1, sizeof *session_keys);
     int nsessions = 0;
     search_session_options so = {spec, false, backend, NULL, NULL, 0, false, false};
+    if (step_budget &&
+        !cli_parse_uint_flag("--step-budget", step_budget, 1, UINT64_MAX, &so.step_budget, &err)) {
+        for (int i = 0; i < nfiles; i++) free(files[i]);
+        free(files);
+        return search_fail(&err);
+    }
     cli_oracle_kind oracle_kind = CLI_ORACLE_NONE;
     gr_seqcmp_options seqcmp;
     int code = -1;

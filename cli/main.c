@@ -37,9 +37,9 @@ static const command commands[] = {
      "              [--arg NAME=VALUE]... [--schedule S] [--backend auto|sim]\n"
      "              [--detector auto|fsm|hb] [--warp-model its|lockstep] [--json F] [--sarif F]\n"
      "              [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]\n"
-     "              [--oracle-schedules LIST]\n"
+     "              [--oracle-schedules LIST] [--step-budget N] [--memory-limit MB]\n"
      "       gpurace check FILE --spec F [--oracle ...] [--json F] [--sarif F]\n"
-     "       gpurace check FILE --input WITNESS [--force] [--json F] [--sarif F]",
+     "       gpurace check FILE --input WITNESS [--force] [--step-budget N] [--json F] [--sarif F]",
      "Runs one launch of the kernel under the race detector and reports every finding (data\n"
      "race, barrier divergence, out-of-bounds access, hang, fault) with its source lines.\n"
      "--arg NAME=VALUE sets a scalar, or a buffer as buffer(TYPE,COUNT[,INIT]) with INIT one of\n"
@@ -52,7 +52,11 @@ static const command commands[] = {
      "--spec F makes the launch from a kernel spec when --grid/--block are absent. --oracle\n"
      "seqcmp compares the outputs of several schedules with a sequential reference (the spec's\n"
      "reference function, --reference NAME, or the serialized kernel) and says on every race\n"
-     "whether it manifests; --oracle twopass reports value-witnessed conflicts between warps.\n"},
+     "whether it manifests; --oracle twopass reports value-witnessed conflicts between warps.\n"
+     "--step-budget N: thread-instructions before the launch counts as not terminating (default\n"
+     "200 million, or 20,000 per launched thread when that is more). A buffer given no length\n"
+     "gets one element per thread (or per the largest integer argument), and out-of-bounds\n"
+     "findings past such a buffer are warnings that say so.\n"},
     {"fuzz", cmd_fuzz,
      "gpurace fuzz FILE [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
      "             [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]\n"
@@ -66,14 +70,14 @@ static const command commands[] = {
      "search feature and saves nondeterministic output without a detected race as a finding.\n"},
     {"replay", cmd_replay,
      "gpurace replay FILE WITNESS|DIR [--json F] [--sarif F] [--force] [--spec F]\n"
-     "              [--oracle seqcmp|twopass|none] [--reference NAME]",
+     "              [--oracle seqcmp|twopass|none] [--reference NAME] [--step-budget N]",
      "Re-runs saved witnesses (one file, or every witness of a findings folder) and reports what\n"
      "still reproduces: the regression mode for CI. --force runs a witness recorded for another\n"
      "version of the kernel. --oracle runs the value oracle on each witness's input (see check).\n"},
     {"minimize", cmd_minimize, "gpurace minimize FILE WITNESS [-o OUT]",
      "Shrinks a witness (fewer blocks and threads, smaller values, simplest schedule) while its\n"
      "finding still reproduces, and writes it to OUT (default WITNESS.min.json).\n"},
-    {"export", cmd_export, "gpurace export WITNESS -o repro.cu --source FILE.cu",
+    {"export", cmd_export, "gpurace export WITNESS -o repro.cu [--source FILE.cu]",
      "Writes a standalone CUDA program that embeds the kernel and the witness's inputs, launches\n"
      "it as recorded, prints an output digest, and with --repeat N reports whether outputs differ\n"
      "between runs. It compiles with nvcc as it is.\n"},

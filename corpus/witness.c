@@ -116,8 +116,10 @@ bool gr_witness_to_json(const gr_witness *w, gr_strbuf *out, gr_error *err) {
         for (int i = 0; i < w->ncompile_options; i++) json_array_append_new(opts, json_string(w->compile_options[i]));
         char hash[32];
         snprintf(hash, sizeof hash, "%016" PRIx64, w->source_hash);
-        json_object_set_new(root, "kernel", json_pack("{sssssO}", "name", w->kernel ? w->kernel : "", "source_hash", hash,
-                                                      "compile_options", opts));
+        json_t *kobj = json_pack("{sssssO}", "name", w->kernel ? w->kernel : "", "source_hash", hash,
+                                 "compile_options", opts);
+        if (kobj && w->source_file) json_object_set_new(kobj, "file", json_string(w->source_file));
+        json_object_set_new(root, "kernel", kobj);
         json_decref(opts);
         json_object_set_new(root, "backend", json_string(w->backend ? w->backend : "sim"));
         json_object_set_new(root, "launch", json_pack("{sosos:I}", "grid", u32_triple(in->grid), "block", u32_triple(in->block),
@@ -644,8 +646,9 @@ bool gr_witness_parse(gr_witness *w, const char *text, const char *file, const u
     static const char *const tkeys[] = {"version", NULL};
     ok = ok && only_keys(&l, "tool", tool, tkeys) && get_string(&l, tool, "tool", "version", &w->tool_version);
     ok = ok && (kernel = need(&l, root, "", "kernel", JSON_OBJECT));
-    static const char *const kkeys[] = {"name", "source_hash", "compile_options", NULL};
-    ok = ok && only_keys(&l, "kernel", kernel, kkeys) && get_string(&l, kernel, "kernel", "name", &w->kernel);
+    static const char *const kkeys[] = {"name", "source_hash", "compile_options", "file", NULL};
+    ok = ok && only_keys(&l, "kernel", kernel, kkeys) && get_string(&l, kernel, "kernel", "name", &w->kernel) &&
+         get_opt_string(&l, kernel, "kernel", "file", &w->source_file);
     if (ok && (v = need(&l, kernel, "kernel", "source_hash", JSON_STRING))) {
         const char *h = json_string_value(v);
         char *end;
@@ -703,6 +706,7 @@ void gr_witness_free(gr_witness *w) {
     free(w->backend);
     for (int i = 0; i < w->ncompile_options; i++) free(w->compile_options[i]);
     free(w->compile_options);
+    free(w->source_file);
     gr_input_free(&w->input);
     for (int i = 0; i < w->nfindings; i++) {
         gr_witness_finding *f = &w->findings[i];

@@ -53,6 +53,7 @@ typedef struct gr_witness {
     char *tool_version;
     uint64_t source_hash; /* FNV-1a 64 of the kernel source (common/hash.h) */
     char *kernel;
+    char *source_file;    /* the kernel file as the command that saved it named it, or NULL */
     char **compile_options;
     int ncompile_options;
     char *backend;        /* "sim", "gpu" */

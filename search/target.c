@@ -69,6 +69,7 @@ bool gr_search_make_witness(const gr_search_target *t, const gr_input *in,
     w->tool_version = strdup(t->tool_version ? t->tool_version : "0.0.0");
     w->source_hash = gr_search_source_hash(t);
     w->kernel = strdup(t->kernel->qualified ? t->kernel->qualified : t->kernel->name);
+    w->source_file = t->file ? strdup(t->file) : NULL;
     w->backend = strdup(backend ? backend : "sim");
     if (t->ncompile_options > 0) {
         w->compile_options = calloc((size_t)t->ncompile_options, sizeof *w->compile_options);

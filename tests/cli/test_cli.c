@@ -235,3 +235,25 @@ Test(cli, cooperative_launch_too_large_for_a_gpu, .timeout = 120) {
     ASSERT_HAS(r, "cudaErrorCooperativeLaunchTooLarge");
     free(r.out);
 }
+
+/* --step-budget goes with --input (the witness gives the launch, not the budget), and a tiny
+ * budget turns the witness's launch into a hang. */
+Test(cli, step_budget_with_input, .timeout = 120) {
+    run_result r = run("check " GR_SOURCE_DIR "/tests/kernels/relation/inter_warp_ww_race.cu --input "
+                       GR_SOURCE_DIR "/tests/cli/data/inter_warp_ww_witness.json --force "
+                       "--step-budget 10");
+    cr_assert_eq(r.status, 1, "%s", r.out);
+    ASSERT_HAS(r, "hang");
+    free(r.out);
+}
+
+/* A buffer given no length gets an assumed one, and an out-of-bounds access past it is a
+ * warning that names the assumption. */
+Test(cli, out_of_bounds_past_an_assumed_length_says_so) {
+    run_result r = run("check " GR_SOURCE_DIR "/tests/kernels/other/oob_read_past_end.cu --grid 1 "
+                       "--block 32");
+    cr_assert_eq(r.status, 1, "%s", r.out);
+    ASSERT_HAS(r, "warning: out-of-bounds");
+    ASSERT_HAS(r, "were assumed");
+    free(r.out);
+}

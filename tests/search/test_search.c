@@ -196,3 +196,22 @@ Test(fuzz, says_when_the_optimizer_hid_accesses, .timeout = 120) {
     cr_expect(strstr(text, "line 18") && strstr(text, "--source-faithful checks"),
               "the hint names the removed line:\n%s", text);
 }
+
+/* export needs no --source: the witness names the kernel file it was saved for. */
+Test(export, takes_the_source_from_the_witness, .timeout = 120) {
+    char dir[1024], cmd[4096];
+    scratch(dir, sizeof dir, "export");
+    snprintf(cmd, sizeof cmd,
+             "'%s' fuzz '%s' --spec '%s' --time 20 --seed 1 --stop-on-first --findings '%s/f' "
+             "> '%s/fuzz.txt' 2>&1",
+             DRIVER, SUITE "input/threshold_race.cu", HERE "specs/threshold_race.json", dir, dir);
+    cr_assert_eq(run(cmd), 1, "see %s/fuzz.txt", dir);
+    char fdir[1100];
+    snprintf(fdir, sizeof fdir, "%s/f", dir);
+    char *w = first_witness(fdir);
+    cr_assert_not_null(w);
+    snprintf(cmd, sizeof cmd, "'%s' export '%s' -o '%s/repro.cu' > '%s/export.txt' 2>&1", DRIVER, w,
+             dir, dir);
+    cr_expect_eq(run(cmd), 0, "export without --source (see %s/export.txt)", dir);
+    free(w);
+}
