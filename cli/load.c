@@ -1,5 +1,6 @@
 #include "cli/load.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,8 @@ bool cli_load_ex(const cli_source_options *src, bool isolate_compile, cli_loaded
                         ? gr_compile_file_isolated(src->file, &src->compile, &out->compiled, err)
                         : gr_compile_file(src->file, &src->compile, &out->compiled, err);
     if (!compiled) return false;
+    /* what the compile left out is something the user must know */
+    if (out->compiled.note) fprintf(stderr, "gpurace: note: %s\n", out->compiled.note);
     bool is_ptx = strcmp(gr_path_extension(src->file), "ptx") == 0;
     if (!is_ptx && !(out->source = gr_read_file(src->file, NULL, err))) goto fail;
     /* Parse errors in PTX we generated name the source file, since the user has no PTX file. */

@@ -42,6 +42,7 @@ void gr_compile_result_free(gr_compile_result *r) {
     free(r->ptx);
     free(r->log);
     free(r->command);
+    free(r->note);
     *r = (gr_compile_result){0};
 }
 
@@ -707,6 +708,175 @@ static bool compile_with_nvcc(const char *source, const char *name, const char *
 }
 
 /* ------------------------------------------------------------------------------------------
+ * Device code alone: host function bodies left out, for host code that does not compile.
+ * ------------------------------------------------------------------------------------------ */
+
+/* Whether `word` occurs in code[from, to) as a whole identifier. */
+static bool has_word(const char *code, size_t from, size_t to, const char *word) {
+    size_t n = strlen(word);
+    for (size_t i = from; i + n <= to; i++)
+        if (memcmp(code + i, word, n) == 0 && (i == from || !is_ident_char(code[i - 1])) &&
+            (i + n == to || !is_ident_char(code[i + n])))
+            return true;
+    return false;
+}
+
+/* The function name of a declaration code[from, to) that ends in its parameter list: the
+ * identifier before the '(' that matches the last ')'. */
+static void function_name(const char *code, size_t from, size_t to, char *buf, size_t n) {
+    buf[0] = '\0';
+    size_t close = to;
+    while (close > from && code[close - 1] != ')') close--;
+    if (close == from) return;
+    int depth = 0;
+    size_t open = close;
+    while (open > from) {
+        open--;
+        if (code[open] == ')') depth++;
+        else if (code[open] == '(' && --depth == 0) break;
+    }
+    size_t end = open;
+    while (end > from && isspace((unsigned char)code[end - 1])) end--;
+    size_t start = end;
+    while (start > from && (is_ident_char(code[start - 1]) || code[start - 1] == ':' ||
+                            code[start - 1] == '~'))
+        start--;
+    size_t len = end - start < n - 1 ? end - start : n - 1;
+    memcpy(buf, code + start, len);
+    buf[len] = '\0';
+}
+
+/* The declaration before a '{' at `brace` (since the last ';', '{' or '}' at this level, and
+ * after a preprocessor line) is a function definition: it ends in a parameter list, maybe
+ * followed by qualifiers, and is no initializer, class, namespace or linkage block. */
+static bool is_function_body(const char *code, size_t from, size_t brace) {
+    size_t end = brace;
+    while (end > from && isspace((unsigned char)code[end - 1])) end--;
+    /* trailing qualifiers: const, noexcept, override, final, volatile, & / && */
+    for (bool again = true; again;) {
+        again = false;
+        static const char *const quals[] = {"const", "noexcept", "override", "final", "volatile"};
+        for (size_t q = 0; q < sizeof quals / sizeof *quals; q++) {
+            size_t n = strlen(quals[q]);
+            if (end - from >= n && memcmp(code + end - n, quals[q], n) == 0 &&
+                (end - n == from || !is_ident_char(code[end - n - 1]))) {
+                end -= n;
+                while (end > from && isspace((unsigned char)code[end - 1])) end--;
+                again = true;
+            }
+        }
+        while (end > from && code[end - 1] == '&') end--, again = true;
+    }
+    if (end == from || code[end - 1] != ')') return false;
+    for (size_t i = from; i < end; i++)
+        if (code[i] == '=' && (i + 1 >= end || code[i + 1] != '=') &&
+            (i == from || (code[i - 1] != '=' && code[i - 1] != '!' && code[i - 1] != '<' &&
+                           code[i - 1] != '>' && code[i - 1] != 'r')))
+            return false; /* an initializer (operator= keeps its 'r') */
+    return !has_word(code, from, end, "class") && !has_word(code, from, end, "struct") &&
+           !has_word(code, from, end, "union") && !has_word(code, from, end, "enum") &&
+           !has_word(code, from, end, "namespace");
+}
+
+/* `source` with the body of every host function replaced by a trap (newlines kept, so line
+ * numbers stay): functions marked __global__ or __device__ (and __host__ __device__) keep
+ * theirs. Namespace, linkage and class bodies are entered. `dropped` gets the names left out.
+ * NULL when out of memory or when there is no host function. */
+static char *without_host_bodies(const char *source, gr_strbuf *dropped) {
+    char *code = blank_comments_and_literals(source);
+    char *out = strdup(source);
+    if (!code || !out) {
+        free(code);
+        free(out);
+        return NULL;
+    }
+    size_t n = strlen(code), decl_start = 0;
+    int stubbed = 0;
+    bool line_start = true;
+    for (size_t i = 0; i < n; i++) {
+        char c = code[i];
+        if (line_start && c == '#') { /* a preprocessor line (with continuations) */
+            while (i < n && !(code[i] == '\n' && code[i - 1] != '\\')) i++;
+            decl_start = i + 1;
+            continue;
+        }
+        line_start = c == '\n' || (line_start && isspace((unsigned char)c));
+        if (c == ';' || c == '}') {
+            decl_start = i + 1;
+        } else if (c == '{') {
+            if (!is_function_body(code, decl_start, i)) {
+                decl_start = i + 1; /* a scope to enter (namespace, extern "C", class) */
+                continue;
+            }
+            int depth = 0;
+            size_t close = i;
+            for (; close < n; close++) {
+                if (code[close] == '{') depth++;
+                else if (code[close] == '}' && --depth == 0) break;
+            }
+            bool device = has_word(code, decl_start, i, "__global__") ||
+                          has_word(code, decl_start, i, "__device__");
+            if (!device && close < n) {
+                char name[128];
+                function_name(code, decl_start, i, name, sizeof name);
+                gr_strbuf_appendf(dropped, "%s%s", stubbed++ ? ", " : "", name[0] ? name : "?");
+                for (size_t k = i + 1; k < close; k++)
+                    if (out[k] != '\n') out[k] = ' ';
+                static const char trap[] = " __builtin_trap(); ";
+                if (close - i - 1 >= sizeof trap - 1) memcpy(out + i + 1, trap, sizeof trap - 1);
+                else {
+                    /* too short for the trap: a body of blanks is fine for void, warned for others */
+                }
+            }
+            i = close < n ? close : n;
+            decl_start = i + 1;
+        }
+    }
+    free(code);
+    if (!stubbed) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static char *first_error_line(const char *log);
+
+/* nvcc failed on a file with host code: compile its device code alone. True (with `out` and
+ * its note) when that works; false leaves `err` as it was (the original error stands). */
+static bool compile_device_code_alone(const char *source, const char *name,
+                                      const gr_compile_options *opt, gr_compile_result *out,
+                                      gr_error *err) {
+    gr_strbuf dropped = GR_STRBUF_INIT;
+    char *stubbed = without_host_bodies(source, &dropped);
+    bool ok = false;
+    if (stubbed) {
+        gr_error again = GR_ERROR_INIT;
+        gr_compile_result r = {0};
+        if (compile_with_nvcc(stubbed, name, NULL, opt, NULL, &r, &again)) {
+            char *first = first_error_line(err->detail ? err->detail : err->message);
+            gr_strbuf note = GR_STRBUF_INIT;
+            gr_strbuf_appendf(&note,
+                              "the host code of %s does not compile with this CUDA toolkit (%s); "
+                              "its device code was compiled alone, without the bodies of its "
+                              "host functions: %s",
+                              name, first ? first : "see the compiler log",
+                              gr_strbuf_cstr(&dropped));
+            free(first);
+            r.note = gr_strbuf_take(&note);
+            *out = r;
+            gr_error_clear(err);
+            ok = true;
+        } else {
+            gr_error_clear(&again);
+        }
+    }
+    free(stubbed);
+    gr_strbuf_free(&dropped);
+    return ok;
+}
+
+/* ------------------------------------------------------------------------------------------
  * Entry points.
  * ------------------------------------------------------------------------------------------ */
 
@@ -733,8 +903,11 @@ static bool compile_text(const char *source, const char *name, const char *real_
     }
     gr_compiler chosen = opt ? opt->compiler : GR_COMPILER_AUTO;
     if (chosen == GR_COMPILER_NVCC ||
-        (chosen == GR_COMPILER_AUTO && gr_source_has_host_code(source)))
-        return compile_with_nvcc(source, name, real_file, opt, NULL, out, err);
+        (chosen == GR_COMPILER_AUTO && gr_source_has_host_code(source))) {
+        if (compile_with_nvcc(source, name, real_file, opt, NULL, out, err)) return true;
+        return err->status == GR_ERR_COMPILE &&
+               compile_device_code_alone(source, name, opt, out, err);
+    }
 
     char *log = NULL;
     nvrtc_outcome outcome = compile_with_nvrtc(source, name, opt, out, &log, err);
@@ -865,7 +1038,8 @@ bool gr_compile_file_isolated(const char *path, const gr_compile_options *opt,
                     pipe_write_str(fds[1], ok ? r.ptx : NULL, ok ? r.ptx_len : 0) &&
                     pipe_write_str(fds[1], ok ? r.log : NULL, ok && r.log ? strlen(r.log) : 0) &&
                     pipe_write_str(fds[1], ok ? r.command : NULL,
-                                   ok && r.command ? strlen(r.command) : 0);
+                                   ok && r.command ? strlen(r.command) : 0) &&
+                    pipe_write_str(fds[1], ok ? r.note : NULL, ok && r.note ? strlen(r.note) : 0);
         _exit(sent ? 0 : 1);
     }
     close(fds[1]);
@@ -875,7 +1049,8 @@ bool gr_compile_file_isolated(const char *path, const gr_compile_options *opt,
                pipe_read_str(fds[0], &file, NULL) && pipe_read_str(fds[0], &message, NULL) &&
                pipe_read_str(fds[0], &detail, NULL) &&
                pipe_read_str(fds[0], &out->ptx, &out->ptx_len) &&
-               pipe_read_str(fds[0], &out->log, NULL) && pipe_read_str(fds[0], &out->command, NULL);
+               pipe_read_str(fds[0], &out->log, NULL) && pipe_read_str(fds[0], &out->command, NULL) &&
+               pipe_read_str(fds[0], &out->note, NULL);
     close(fds[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -3,7 +3,13 @@
  * NVRTC compiles in-process (fast, no temporary files). A file that needs the host compiler
  * (a main(), kernel launches, host runtime calls, standard-library headers NVRTC does not ship)
  * goes to `nvcc -ptx` instead, run as a child process. A `.ptx` file is read as it is.
- * The PTX always carries line information (.file/.loc), so later stages can name source lines. */
+ * The PTX always carries line information (.file/.loc), so later stages can name source lines.
+ *
+ * Host code that no longer compiles with the installed toolkit (a removed runtime call, a
+ * field that is gone, a macro the file that includes this one defines) must not block the
+ * analysis of valid device code: when nvcc fails, the file is compiled once more with the
+ * bodies of its host functions left out (line numbers kept), and the result's `note` names
+ * what was dropped and why. Only when that fails too is it a compile error. */
 #ifndef GR_JIT_COMPILE_H
 #define GR_JIT_COMPILE_H
 
@@ -32,6 +38,9 @@ typedef struct gr_compile_result {
     char *log;          /* compiler log (warnings, fallback notes), or NULL when empty */
     gr_compiler used;   /* NVRTC or NVCC; AUTO for a .ptx input read as is */
     char *command;      /* for nvcc: the command line used (for --verbose); else NULL */
+    /* One paragraph the user must read, or NULL: the file's host code did not compile, so
+     * its device code was compiled alone (the bodies of its host functions left out). */
+    char *note;
 } gr_compile_result;
 
 /* FILE is a .cu (compiled) or a .ptx (read as is). `opt` may be NULL (all defaults).

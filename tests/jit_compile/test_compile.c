@@ -295,3 +295,27 @@ Test(jit_compile, compiler_names) {
     cr_expect_str_eq(gr_compiler_name(GR_COMPILER_NVRTC), "nvrtc");
     cr_expect_str_eq(gr_compiler_name(GR_COMPILER_NVCC), "nvcc");
 }
+
+/* Host code the toolkit no longer accepts does not block the device code: it is compiled alone
+ * (host bodies left out, lines kept), and the note says what was dropped and why. */
+Test(jit_compile, host_code_that_no_longer_compiles_falls_back_to_device_code) {
+    gr_compile_options opt = {0};
+    gr_compile_result res;
+    compile_ok(DATA "legacy_host.cu", &opt, &res);
+    cr_expect_eq(res.used, GR_COMPILER_NVCC);
+    cr_assert_not_null(res.note);
+    cr_expect_not_null(strstr(res.note, "does not compile with this CUDA toolkit"), "%s", res.note);
+    cr_expect_not_null(strstr(res.note, "clockRate"), "%s", res.note);
+    cr_expect_not_null(strstr(res.note, "report_device, main"), "%s", res.note);
+    cr_expect_not_null(strstr(res.ptx, ".entry _Z9vec_shiftPKfPfi"));
+    cr_expect_not_null(strstr(res.ptx, "legacy_host.cu\""), "the PTX names the user's file");
+    cr_expect_null(strstr(res.ptx, "gpurace-"), "no temporary file name in the PTX");
+    cr_expect_not_null(strstr(res.ptx, ".loc\t1 11 "), "line numbers are kept");
+    gr_compile_result_free(&res);
+
+    gr_error err = GR_ERROR_INIT;
+    cr_assert_not(gr_compile_file(DATA "device_error_with_host.cu", &opt, &res, &err));
+    cr_expect_eq(err.status, GR_ERR_COMPILE);
+    cr_expect_not_null(strstr(err.detail, "missing_value"), "%s", err.detail);
+    gr_error_clear(&err);
+}
