@@ -126,6 +126,10 @@ gr_report_finding *gr_report_add(gr_report *r, const gr_report_finding *f, gr_er
     g->reproducer = gr_report_strdup(r, f->reproducer);
     g->kernel = gr_report_strdup(r, kernel);
     g->suppressed_by = gr_report_strdup(r, f->suppressed_by);
+    g->launch.schedule = gr_report_strdup(r, f->launch.schedule);
+    g->launch.backend = gr_report_strdup(r, f->launch.backend);
+    g->launch.detector = gr_report_strdup(r, f->launch.detector);
+    g->launch.warp_model = gr_report_strdup(r, f->launch.warp_model);
     bool ok = copy_access(r, &g->primary, &f->primary);
     if (f->has_secondary) ok = copy_access(r, &g->secondary, &f->secondary) && ok;
     else memset(&g->secondary, 0, sizeof g->secondary);

@@ -81,6 +81,16 @@ typedef struct gr_report_access {
     gr_report_thread thread;
 } gr_report_access;
 
+typedef struct gr_report_launch {
+    bool known;
+    gr_report_dim3 grid, block;
+    uint32_t shared_bytes;   /* dynamic shared memory */
+    const char *schedule;    /* "rr:8", "random:42", ... or NULL */
+    const char *backend;     /* "sim", "gpu" or NULL */
+    const char *detector;    /* "fsm", "hb" or NULL */
+    const char *warp_model;  /* "its", "lockstep" or NULL */
+} gr_report_launch;
+
 typedef struct gr_report_finding {
     gr_report_class cls;
     gr_report_severity severity;
@@ -109,17 +119,12 @@ typedef struct gr_report_finding {
     /* Set by suppression (cli/report/suppress.h); suppressed findings are not rendered. */
     bool suppressed;
     const char *suppressed_by;   /* "source comment at f.cu:12", "suppressions.txt:3" */
+    /* Reports that span many launches (gpurace run): the launch that showed the finding first,
+     * rendered instead of the report's; launch.known is false elsewhere. */
+    gr_report_launch launch;
+    uint64_t program_launch;     /* the program's n-th kernel launch (1-based), 0 unknown */
+    uint64_t kernel_call;        /* the n-th launch of this finding's kernel, 0 unknown */
 } gr_report_finding;
-
-typedef struct gr_report_launch {
-    bool known;
-    gr_report_dim3 grid, block;
-    uint32_t shared_bytes;   /* dynamic shared memory */
-    const char *schedule;    /* "rr:8", "random:42", ... or NULL */
-    const char *backend;     /* "sim", "gpu" or NULL */
-    const char *detector;    /* "fsm", "hb" or NULL */
-    const char *warp_model;  /* "its", "lockstep" or NULL */
-} gr_report_launch;
 
 typedef struct gr_report {
     gr_arena arena;          /* all strings and inlined-at arrays */

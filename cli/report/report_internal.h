@@ -10,5 +10,7 @@
 void gr_report_title(const gr_report_finding *f, gr_strbuf *out);
 json_t *gr_report_dim3_json(gr_report_dim3 d);
 json_t *gr_report_launch_json(const gr_report_launch *launch);
+/* A finding's own launch (gpurace run), with the program's launch and call numbers. */
+json_t *gr_report_finding_launch_json(const gr_report_finding *f);
 
 #endif

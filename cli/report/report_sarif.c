@@ -273,6 +273,7 @@ static json_t *result_json(const gr_report *r, const gr_report_finding *f, const
     if (f->reproducer) json_object_set_new(props, "reproducer", json_string(f->reproducer));
     const char *kernel = f->kernel ? f->kernel : r->kernel;
     if (kernel) json_object_set_new(props, "kernel", json_string(kernel));
+    if (f->launch.known) json_object_set_new(props, "launch", gr_report_finding_launch_json(f));
     json_object_set_new(res, "properties", props);
     return res;
 }
