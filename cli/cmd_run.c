@@ -486,8 +486,6 @@ static bool program_env(const run_options *o, const char *cudart_dir, const char
     env_set(env, GR_RUN_ENV_DETECTOR, o->detector ? o->detector : "");
     env_set(env, GR_RUN_ENV_SCHEDULE, o->schedule ? o->schedule : "");
     env_set(env, GR_RUN_ENV_WARP_MODEL, o->warp_model ? o->warp_model : "");
-    /* the runtime's counters a little more often than they are shown */
-    env_set(env, GR_RUN_ENV_PROGRESS, "1");
     return !env->oom;
 }
 
@@ -507,12 +505,12 @@ static run_totals read_totals(const char *records) {
     struct dirent **names = NULL;
     int n = scandir(records, &names, NULL, cmp_names);
     for (int i = 0; i < n; i++) {
-        if (gr_run_record_kind_of(names[i]->d_name) == GR_RUN_RECORD_PROCESS) {
+        if (gr_run_record_kind_of(names[i]->d_name) == GR_RUN_RECORD_COUNTERS) {
             gr_strbuf path = GR_STRBUF_INIT;
             gr_strbuf_appendf(&path, "%s/%s", records, names[i]->d_name);
-            gr_run_process_record r;
+            gr_run_counters r;
             gr_error err = GR_ERROR_INIT;
-            if (gr_run_process_read(gr_strbuf_cstr(&path), &r, &err)) {
+            if (gr_run_counters_read(gr_strbuf_cstr(&path), &r, &err)) {
                 t.processes++;
                 t.finished += r.finished;
                 t.launches += r.launches;

@@ -2,11 +2,15 @@
  * file + rename) so the parent never reads half a record. */
 #include "exec/cudart/channel.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "common/file.h"
 
@@ -109,22 +113,6 @@ bool gr_run_fatal_write(const char *dir, const gr_run_fatal_record *r, int seq, 
     set_str(o, "message", r->message);
     char name[96];
     snprintf(name, sizeof name, "fatal-%d-%04d.json", r->pid, seq);
-    return write_json(dir, name, o, err);
-}
-
-bool gr_run_process_write(const char *dir, const gr_run_process_record *r, gr_error *err) {
-    json_t *o = json_object();
-    json_object_set_new(o, "pid", json_integer(r->pid));
-    json_object_set_new(o, "finished", json_boolean(r->finished));
-    json_object_set_new(o, "launches", json_integer((json_int_t)r->launches));
-    json_object_set_new(o, "checked", json_integer((json_int_t)r->checked));
-    json_object_set_new(o, "repeated", json_integer((json_int_t)r->repeated));
-    json_object_set_new(o, "thread_instructions", json_integer((json_int_t)r->thread_instructions));
-    json_object_set_new(o, "launch_seconds", json_real(r->launch_seconds));
-    json_object_set_new(o, "modules", json_integer(r->modules));
-    json_object_set_new(o, "kernels", json_integer(r->kernels));
-    char name[64];
-    snprintf(name, sizeof name, "process-%d.json", r->pid);
     return write_json(dir, name, o, err);
 }
 
@@ -265,28 +253,55 @@ void gr_run_fatal_free(gr_run_fatal_record *r) {
     memset(r, 0, sizeof *r);
 }
 
-bool gr_run_process_read(const char *path, gr_run_process_record *r, gr_error *err) {
-    memset(r, 0, sizeof *r);
-    json_t *o = load(path, err);
-    if (!o) return false;
-    r->pid = (int)get_u64(o, "pid");
-    r->finished = json_is_true(json_object_get(o, "finished"));
-    r->launches = get_u64(o, "launches");
-    r->checked = get_u64(o, "checked");
-    r->repeated = get_u64(o, "repeated");
-    r->thread_instructions = get_u64(o, "thread_instructions");
-    r->launch_seconds = json_number_value(json_object_get(o, "launch_seconds"));
-    r->modules = (int)get_u64(o, "modules");
-    r->kernels = (int)get_u64(o, "kernels");
-    json_decref(o);
+gr_run_counters *gr_run_counters_create(const char *dir, int pid, gr_error *err) {
+    char name[64];
+    snprintf(name, sizeof name, "/counters-%d.bin", pid);
+    size_t n = strlen(dir) + strlen(name) + 1;
+    char *path = malloc(n);
+    if (!path) return gr_fail(err, GR_ERR_NOMEM, "out of memory"), NULL;
+    snprintf(path, n, "%s%s", dir, name);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    free(path);
+    if (fd < 0 || ftruncate(fd, sizeof(gr_run_counters)) != 0) {
+        gr_fail(err, GR_ERR_IO, "cannot create the run's counters in %s: %s", dir, strerror(errno));
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
+    void *m = mmap(NULL, sizeof(gr_run_counters), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        gr_fail(err, GR_ERR_IO, "cannot map the run's counters: %s", strerror(errno));
+        return NULL;
+    }
+    gr_run_counters *c = m;
+    memset(c, 0, sizeof *c);
+    c->magic = GR_RUN_COUNTERS_MAGIC;
+    c->version = GR_RUN_COUNTERS_VERSION;
+    c->pid = pid;
+    return c;
+}
+
+void gr_run_counters_release(gr_run_counters *c) {
+    if (c) munmap(c, sizeof *c);
+}
+
+bool gr_run_counters_read(const char *path, gr_run_counters *out, gr_error *err) {
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f) return gr_fail(err, GR_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    size_t got = fread(out, 1, sizeof *out, f);
+    fclose(f);
+    if (got != sizeof *out || out->magic != GR_RUN_COUNTERS_MAGIC || out->version != GR_RUN_COUNTERS_VERSION)
+        return gr_fail(err, GR_ERR_IO, "%s: not a run's counters", path);
     return true;
 }
 
 gr_run_record_kind gr_run_record_kind_of(const char *name) {
     size_t n = strlen(name);
+    if (strncmp(name, "counters-", 9) == 0 && n > 13 && strcmp(name + n - 4, ".bin") == 0)
+        return GR_RUN_RECORD_COUNTERS;
     if (n < 6 || strcmp(name + n - 5, ".json") != 0) return GR_RUN_RECORD_NONE;
     if (strncmp(name, "launch-", 7) == 0) return GR_RUN_RECORD_LAUNCH;
     if (strncmp(name, "fatal-", 6) == 0) return GR_RUN_RECORD_FATAL;
-    if (strncmp(name, "process-", 8) == 0) return GR_RUN_RECORD_PROCESS;
     return GR_RUN_RECORD_NONE;
 }

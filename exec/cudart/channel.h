@@ -10,7 +10,9 @@
  *   launch-<pid>-<n>.json   a launch with findings not seen before in that process
  *   fatal-<pid>-<n>.json    something gpurace could not do (an unimplemented runtime function,
  *                           a kernel without PTX, PTX the simulator does not support, ...)
- *   process-<pid>.json      the process's counters (rewritten while it runs, final at exit)
+ *   counters-<pid>.bin      the process's counters, a shared mapping updated in place after
+ *                           every launch (so a crash loses none; the parent reads it for
+ *                           progress and the summary)
  *
  * Witnesses and the modules' PTX (what `gpurace replay` needs) go to the findings folder. */
 #ifndef GR_EXEC_CUDART_CHANNEL_H
@@ -32,7 +34,6 @@
 #define GR_RUN_ENV_SCHEDULE "GPURACE_RUN_SCHEDULE"     /* exec/backend.h spelling */
 #define GR_RUN_ENV_WARP_MODEL "GPURACE_RUN_WARP_MODEL" /* its or lockstep */
 #define GR_RUN_ENV_SOURCES "GPURACE_RUN_SOURCES"       /* PTX files from --source, one per line */
-#define GR_RUN_ENV_PROGRESS "GPURACE_RUN_PROGRESS"     /* seconds between process records */
 
 /* The status a program ends with when gpurace's runtime had to stop it (an unimplemented
  * runtime function): the fatal record says why. */
@@ -72,16 +73,19 @@ typedef struct gr_run_fatal_record {
     char *message;  /* one or more lines for the user */
 } gr_run_fatal_record;
 
-typedef struct gr_run_process_record {
-    int pid;
-    bool finished;                /* written when the process exited normally */
+enum { GR_RUN_COUNTERS_MAGIC = 0x47524331, GR_RUN_COUNTERS_VERSION = 1 };
+
+typedef struct gr_run_counters {
+    uint32_t magic, version;
+    int32_t pid;
+    uint32_t finished;            /* set when the process exited normally */
     uint64_t launches;            /* kernel launches run */
     uint64_t checked;             /* of which under the race detector */
     uint64_t repeated;            /* launches whose findings had all been recorded before */
     uint64_t thread_instructions; /* simulated, summed over threads */
     double launch_seconds;        /* wall time spent running launches */
-    int modules, kernels;         /* modules loaded, kernels launched */
-} gr_run_process_record;
+    int32_t modules, kernels;     /* modules loaded, kernels launched */
+} gr_run_counters;
 
 bool gr_run_launch_write(const char *dir, const gr_run_launch_record *r, gr_error *err);
 bool gr_run_launch_read(const char *path, gr_run_launch_record *r, gr_error *err);
@@ -92,15 +96,18 @@ bool gr_run_fatal_write(const char *dir, const gr_run_fatal_record *r, int seq, 
 bool gr_run_fatal_read(const char *path, gr_run_fatal_record *r, gr_error *err);
 void gr_run_fatal_free(gr_run_fatal_record *r);
 
-bool gr_run_process_write(const char *dir, const gr_run_process_record *r, gr_error *err);
-bool gr_run_process_read(const char *path, gr_run_process_record *r, gr_error *err);
+/* The process's counters as a shared mapping of DIR/counters-<pid>.bin (zeroed, magic set);
+ * stores into it reach the file even when the process crashes. */
+gr_run_counters *gr_run_counters_create(const char *dir, int pid, gr_error *err);
+void gr_run_counters_release(gr_run_counters *c);
+bool gr_run_counters_read(const char *path, gr_run_counters *out, gr_error *err);
 
 /* Which record a file name in the run folder is; GR_RUN_RECORD_NONE for other files. */
 typedef enum gr_run_record_kind {
     GR_RUN_RECORD_NONE = 0,
     GR_RUN_RECORD_LAUNCH,
     GR_RUN_RECORD_FATAL,
-    GR_RUN_RECORD_PROCESS,
+    GR_RUN_RECORD_COUNTERS,
 } gr_run_record_kind;
 gr_run_record_kind gr_run_record_kind_of(const char *file_name);
 

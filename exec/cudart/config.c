@@ -56,16 +56,12 @@ bool cr_config_read(cr_config *c, gr_error *err) {
     c->detector = GR_DETECTOR_FSM;
     c->confirm = GR_CONFIRM_AUTO;
     c->warp_model = GR_WARP_ITS;
-    c->progress_seconds = 2;
     if (!split_lines(getenv(GR_RUN_ENV_KERNELS), &c->kernels, &c->nkernels) ||
         !split_lines(getenv(GR_RUN_ENV_SOURCES), &c->sources, &c->nsources))
         return gr_fail(err, GR_ERR_NOMEM, "out of memory");
-    uint64_t progress = 0;
     if (!parse_u64(GR_RUN_ENV_LAUNCHES, &c->max_checked, err) ||
-        !parse_u64(GR_RUN_ENV_STEP_BUDGET, &c->step_budget, err) ||
-        !parse_u64(GR_RUN_ENV_PROGRESS, &progress, err))
+        !parse_u64(GR_RUN_ENV_STEP_BUDGET, &c->step_budget, err))
         return false;
-    if (progress) c->progress_seconds = (double)progress;
     const char *d = getenv(GR_RUN_ENV_DETECTOR);
     if (d && *d) {
         if (strcmp(d, "fsm") == 0) c->confirm = GR_CONFIRM_OFF;

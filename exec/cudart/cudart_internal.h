@@ -162,7 +162,6 @@ typedef struct cr_config {
     gr_confirm_mode confirm;
     gr_warp_model warp_model;
     gr_schedule schedule;
-    double progress_seconds;
     char **sources;        /* PTX files compiled from --source */
     int nsources;
 } cr_config;
@@ -194,7 +193,7 @@ typedef struct cr_process {
     uint64_t launches, checked, repeated, thread_instructions;
     double launch_seconds;
     int kernels_launched;
-    struct timespec last_progress;
+    struct gr_run_counters *counters; /* the shared copy `gpurace run` reads (channel.h) */
     uint64_t *seen;        /* finding signatures recorded so far (a set, open addressing) */
     size_t nseen, seen_cap;
     int fatal_seq;
@@ -244,7 +243,8 @@ cudaError_t cr_launch(cr_process *p, cr_kernel *k, dim3 grid, dim3 block, void *
 /* record.c: what goes to the run folder (or stderr outside `gpurace run`). */
 void cr_fatal(cr_process *p, const char *kind, const char *function, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-void cr_write_process_record(cr_process *p, bool finished);
+/* Copies the counters where `gpurace run` reads them (after every launch, and at exit). */
+void cr_publish_counters(cr_process *p, bool finished);
 /* A launch's findings: those not recorded before in this process go to a launch record (with a
  * witness of `in` when it is not NULL); a launch whose findings were all seen counts as repeated. */
 struct gr_run_buffer;

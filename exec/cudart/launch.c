@@ -16,6 +16,7 @@
 
 #include "exec/cudart/channel.h"
 #include "exec/cudart/cudart_internal.h"
+#include "exec/sim/sim.h"
 
 double cr_seconds_between(struct timespec a, struct timespec b) {
     return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
@@ -53,11 +54,57 @@ static const char *param_name(const gr_kernel_param *prm, int i, char *buf, size
     return buf;
 }
 
-/* Names for the memory a launch touches, for the report: pointer arguments, and the module's
- * variables. */
-static int launch_buffers(cr_process *p, const cr_kernel *k, void **args, gr_run_buffer **out) {
+/* "average(float const*, float*, int)::window" -> "window" (a kernel's static shared array). */
+static char *short_var_name(const char *ptx_name) {
+    char *d = gr_demangle(ptx_name);
+    if (!d) return strdup(ptx_name);
+    const char *last = d, *s = d;
+    int depth = 0;
+    for (; *s; s++) {
+        if (*s == '(' || *s == '<') depth++;
+        else if ((*s == ')' || *s == '>') && depth > 0) depth--;
+        else if (depth == 0 && s[0] == ':' && s[1] == ':') last = s + 2;
+    }
+    char *name = strdup(last);
+    free(d);
+    return name;
+}
+
+/* The shared arrays the kernel sees (module scope and its own), named in the report as
+ * `window[3]` rather than by address. */
+static int shared_buffers(const cr_module *m, const cr_kernel *k, uint32_t dynamic_shared,
+                          gr_run_buffer *b, int cap) {
+    int n = 0;
+    for (int scope = 0; scope < 2; scope++) {
+        const ptx_var *vars = scope == 0 ? m->ir->vars : k->sig->fn->vars;
+        int32_t nvars = scope == 0 ? m->ir->nvars : k->sig->fn->nvars;
+        for (int32_t i = 0; i < nvars && n < cap; i++) {
+            const ptx_var *v = &vars[i];
+            gr_sim_symbol s;
+            gr_error err = GR_ERROR_INIT;
+            if (v->space != PTX_SPACE_SHARED || !gr_sim_symbol_find(m->backend, v->name, &s, &err)) {
+                gr_error_clear(&err);
+                continue;
+            }
+            /* nvcc declares shared arrays as aligned bytes (.align 4 .b8 tile[1024] for floats):
+             * the alignment is the best guess at the element size */
+            int es = ptx_type_size((ptx_type)v->type);
+            if (es == 1 && v->align > 1) es = (int)v->align;
+            b[n++] = (gr_run_buffer){short_var_name(v->name), PTX_SPACE_SHARED, s.addr,
+                                     v->is_extern ? dynamic_shared : s.size, es > 0 ? (uint32_t)es : 1};
+        }
+    }
+    return n;
+}
+
+/* Names for the memory a launch touches, for the report: pointer arguments, the module's
+ * variables and shared arrays. */
+static int launch_buffers(cr_process *p, const cr_kernel *k, void **args, uint32_t dynamic_shared,
+                          gr_run_buffer **out) {
     const gr_kernel_sig *sig = k->sig;
-    int cap = sig->nparams + p->nvars + 1, n = 0;
+    const cr_module *m = &p->modules[k->module];
+    int nshared = m->ir->nvars + sig->fn->nvars;
+    int cap = sig->nparams + p->nvars + nshared + 1, n = 0;
     gr_run_buffer *b = calloc((size_t)cap, sizeof *b);
     if (!b) return 0;
     for (int i = 0; i < sig->nparams; i++) {
@@ -82,6 +129,7 @@ static int launch_buffers(cr_process *p, const cr_kernel *k, void **args, gr_run
         char *pretty = gr_demangle(v->name);
         b[n++] = (gr_run_buffer){pretty ? pretty : strdup(v->name), PTX_SPACE_GLOBAL, addr, v->size, 1};
     }
+    n += shared_buffers(m, k, dynamic_shared, b + n, cap - n);
     *out = b;
     return n;
 }
@@ -169,14 +217,6 @@ static cudaError_t fault_error(const gr_launch_result *res) {
     return cudaErrorLaunchFailure;
 }
 
-static void progress(cr_process *p) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (cr_seconds_between(p->last_progress, now) < p->cfg.progress_seconds) return;
-    p->last_progress = now;
-    cr_write_process_record(p, false);
-}
-
 cudaError_t cr_launch(cr_process *p, cr_kernel *k, dim3 grid, dim3 block, void **args,
                       size_t shared, cudaStream_t stream) {
     if (!cr_stream_valid(p, stream)) return cudaErrorInvalidResourceHandle;
@@ -236,7 +276,7 @@ cudaError_t cr_launch(cr_process *p, cr_kernel *k, dim3 grid, dim3 block, void *
         p->thread_instructions += res.thread_instructions;
         if (res.nfindings || res.findings_dropped) {
             gr_run_buffer *bufs = NULL;
-            int nbufs = launch_buffers(p, k, args, &bufs);
+            int nbufs = launch_buffers(p, k, args, L.dynamic_shared, &bufs);
             cr_record_launch(p, k, &L, &res, have_input ? &in : NULL, bufs, nbufs);
             buffers_free(bufs, nbufs);
         }
@@ -248,6 +288,6 @@ cudaError_t cr_launch(cr_process *p, cr_kernel *k, dim3 grid, dim3 block, void *
     }
     if (have_input) gr_input_free(&in);
     free(largs);
-    progress(p);
+    cr_publish_counters(p, false);
     return e;
 }

@@ -244,7 +244,7 @@ static bool module_load(cr_process *p, int mi) {
     for (int i = 0; i < p->nvars; i++) {
         cr_var *v = &p->vars[i];
         if (!v->managed || !v->managed_ptr) continue;
-        if (v->module < 0 && find_module(p, v->image, v->name, false) == mi) v->module = mi;
+        if (v->module == -1 && find_module(p, v->image, v->name, false) == mi) v->module = mi;
         gr_sim_symbol s;
         if (v->module == mi && gr_sim_symbol_find(b, v->name, &s, &serr)) *v->managed_ptr = s.host;
         gr_error_clear(&serr);
@@ -364,7 +364,7 @@ static bool filter_matches(const gr_kernel_sig *sig, const char *name, const cha
 
 cudaError_t cr_kernel_ready(cr_process *p, cr_kernel *k) {
     if (k->module >= 0 && p->modules[k->module].backend) return cudaSuccess;
-    if (k->module < 0) {
+    if (k->module == -1) {
         k->module = find_module(p, k->image, k->name, true);
         if (k->module < 0) {
             const cr_image *img = &p->images[k->image];
@@ -401,8 +401,8 @@ cudaError_t cr_kernel_ready(cr_process *p, cr_kernel *k) {
 
 cudaError_t cr_var_ready(cr_process *p, cr_var *v, uint8_t **host, uint64_t *addr) {
     if (v->module == -2) return cudaErrorInvalidSymbol;
-    if (v->module < 0) v->module = find_module(p, v->image, v->name, false);
-    if (v->module < 0) {
+    if (v->module == -1) v->module = find_module(p, v->image, v->name, false);
+    if (v->module == -1) {
         v->module = -2;
         cr_fatal(p, "no-ptx", v->name, "variable %s is registered by the program but not defined in its PTX",
                  v->name);

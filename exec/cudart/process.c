@@ -30,6 +30,19 @@ typedef struct launch_config {
 static _Thread_local launch_config t_configs[CONFIG_STACK];
 static _Thread_local int t_nconfigs;
 
+/* The counters `gpurace run` reads; a forked child gets its own (its parent's stay mapped in
+ * the child, unused). */
+static void open_counters(cr_process *p) {
+    p->counters = NULL;
+    if (!p->cfg.run_dir) return;
+    gr_error err = GR_ERROR_INIT;
+    p->counters = gr_run_counters_create(p->cfg.run_dir, p->pid, &err);
+    if (!p->counters) {
+        cr_fatal(p, "not-saved", NULL, "%s", err.message ? err.message : "cannot create the counters");
+        gr_error_clear(&err);
+    }
+}
+
 static void init_locked(cr_process *p) {
     memset(p, 0, sizeof *p);
     p->pid = (int)getpid();
@@ -39,7 +52,6 @@ static void init_locked(cr_process *p) {
     p->limits[cudaLimitPrintfFifoSize] = 1 << 20;
     p->limits[cudaLimitMallocHeapSize] = 8 << 20;
     p->next_stream_id = 1;
-    clock_gettime(CLOCK_MONOTONIC, &p->last_progress);
     gr_error err = GR_ERROR_INIT;
     if (!cr_config_read(&p->cfg, &err)) {
         /* the parent wrote these variables: a bad value is gpurace's own problem */
@@ -49,15 +61,22 @@ static void init_locked(cr_process *p) {
         fflush(NULL);
         _exit(GR_RUN_EXIT_STOPPED);
     }
+    open_counters(p);
     p->ready = true;
 }
 
 cr_process *cr_enter(void) {
     pthread_mutex_lock(&g_lock);
     /* a child of fork() starts a record of its own */
-    if (!g_process.ready || g_process.pid != (int)getpid()) {
-        if (g_process.ready) g_process.pid = (int)getpid();
-        else init_locked(&g_process);
+    if (!g_process.ready) {
+        init_locked(&g_process);
+    } else if (g_process.pid != (int)getpid()) {
+        cr_process *p = &g_process;
+        p->pid = (int)getpid();
+        p->launches = p->checked = p->repeated = p->thread_instructions = 0;
+        p->launch_seconds = 0;
+        p->kernels_launched = 0;
+        open_counters(p);
     }
     return &g_process;
 }
@@ -101,7 +120,7 @@ _Noreturn void cr_unimplemented(const char *function) {
              "the program called %s, which gpurace's CUDA runtime does not implement; the run "
              "stopped there",
              function);
-    cr_write_process_record(p, false);
+    cr_publish_counters(p, false);
     fflush(NULL);
     _exit(GR_RUN_EXIT_STOPPED);
 }
@@ -112,7 +131,8 @@ __attribute__((destructor)) static void cr_process_end(void) {
     pthread_mutex_lock(&g_lock);
     cr_process *p = &g_process;
     if (p->ready && p->pid == (int)getpid()) {
-        cr_write_process_record(p, true);
+        cr_publish_counters(p, true);
+        gr_run_counters_release(p->counters);
         cr_modules_free(p);
         cr_memory_free(&p->mem);
         for (int i = 0; i < p->nstreams; i++) free(p->streams[i]);

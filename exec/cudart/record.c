@@ -30,17 +30,19 @@ void cr_fatal(cr_process *p, const char *kind, const char *function, const char 
     }
 }
 
-void cr_write_process_record(cr_process *p, bool finished) {
-    if (!p->cfg.run_dir) return;
-    gr_run_process_record r = {p->pid,         finished,        p->launches,
-                               p->checked,     p->repeated,     p->thread_instructions,
-                               p->launch_seconds, 0,            p->kernels_launched};
-    for (int i = 0; i < p->nmodules; i++) r.modules += p->modules[i].backend != NULL;
-    gr_error err = GR_ERROR_INIT;
-    if (!gr_run_process_write(p->cfg.run_dir, &r, &err)) {
-        fprintf(stderr, "gpurace: cannot write the run's counters: %s\n", err.message ? err.message : "");
-        gr_error_clear(&err);
-    }
+void cr_publish_counters(cr_process *p, bool finished) {
+    gr_run_counters *c = p->counters;
+    if (!c) return;
+    c->launches = p->launches;
+    c->checked = p->checked;
+    c->repeated = p->repeated;
+    c->thread_instructions = p->thread_instructions;
+    c->launch_seconds = p->launch_seconds;
+    c->kernels = p->kernels_launched;
+    int modules = 0;
+    for (int i = 0; i < p->nmodules; i++) modules += p->modules[i].backend != NULL;
+    c->modules = modules;
+    c->finished = finished;
 }
 
 static bool ensure_dir(const char *dir, gr_error *err) {

@@ -37,15 +37,18 @@ typedef bool (*gr_sim_var_alloc_fn)(void *ctx, uint64_t size, uint64_t *addr, ui
 /* Set before gr_backend_load; without it the backend allocates the variables itself. */
 void gr_sim_set_var_allocator(gr_backend *b, gr_sim_var_alloc_fn fn, void *ctx);
 
-/* A module-scope variable of the loaded module, as the host sees it. */
+/* A variable of the loaded module, as the host sees it. */
 typedef struct gr_sim_symbol {
-    ptx_space space; /* PTX_SPACE_GLOBAL or PTX_SPACE_CONST */
-    uint64_t addr;   /* the generic address a kernel of this module uses */
-    uint64_t size;   /* bytes */
-    uint8_t *host;   /* the bytes themselves: reads and writes go straight to the variable */
+    ptx_space space; /* PTX_SPACE_GLOBAL, PTX_SPACE_CONST or PTX_SPACE_SHARED */
+    uint64_t addr;   /* the generic address a kernel of this module uses (shared: in every block;
+                      * the dynamic .extern array starts after the static ones) */
+    uint64_t size;   /* bytes (0 for the dynamic shared array) */
+    uint8_t *host;   /* global, const: the bytes themselves (reads and writes go straight to
+                      * the variable); shared: NULL */
 } gr_sim_symbol;
 
-/* Looks up the .global or .const variable `name` (its PTX name). */
+/* Looks up the .global, .const or .shared (module or kernel scope) variable `name` (its PTX
+ * name). */
 bool gr_sim_symbol_find(gr_backend *b, const char *name, gr_sim_symbol *out, gr_error *err);
 
 /* Resident-thread limit: blocks beyond it start when earlier blocks finish (as on a GPU). */

@@ -129,6 +129,10 @@ bool gr_sim_symbol_find(gr_backend *b, const char *name, gr_sim_symbol *out, gr_
     for (int32_t i = 0; i < be->prog.nvars; i++) {
         const sim_global_var *g = &be->prog.vars[i];
         if (strcmp(g->var->name, name) != 0) continue;
+        if (g->space == PTX_SPACE_SHARED) { /* per block: an address, no bytes */
+            *out = (gr_sim_symbol){PTX_SPACE_SHARED, SIM_SHARED_BASE + g->addr, g->size, NULL};
+            return true;
+        }
         if (g->space == PTX_SPACE_CONST) {
             *out = (gr_sim_symbol){PTX_SPACE_CONST, SIM_CONST_BASE + g->addr, g->size,
                                    be->prog.const_seg + g->addr};
@@ -140,7 +144,7 @@ bool gr_sim_symbol_find(gr_backend *b, const char *name, gr_sim_symbol *out, gr_
         *out = (gr_sim_symbol){PTX_SPACE_GLOBAL, g->addr, g->size, be->allocs[at].host};
         return true;
     }
-    return gr_fail(err, GR_ERR_USAGE, "the module has no .global or .const variable '%s'", name);
+    return gr_fail(err, GR_ERR_USAGE, "the module has no variable '%s'", name);
 }
 
 static bool sim_load(gr_backend *b, const ptx_module *m, gr_error *err) {
