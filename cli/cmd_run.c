@@ -386,8 +386,10 @@ static bool compile_sources(const run_options *o, const char *dir, gr_strbuf *li
 
 typedef enum { ELF_OTHER, ELF_SHARED_CUDART, ELF_STATIC_CUDART, ELF_NO_CUDA } elf_cuda;
 
-/* Whether an ELF program carries CUDA device code (.nv_fatbin) and links libcudart.so. */
-static elf_cuda elf_cuda_kind(const char *path) {
+/* Whether an ELF program carries CUDA device code (.nv_fatbin) and links libcudart.so; the
+ * libcudart it names goes to `needed` ("libcudart.so.12"). */
+static elf_cuda elf_cuda_kind(const char *path, char *needed, size_t cap) {
+    needed[0] = '\0';
     int fd = open(path, O_RDONLY);
     if (fd < 0) return ELF_OTHER;
     elf_cuda kind = ELF_OTHER;
@@ -423,8 +425,10 @@ static elf_cuda elf_cuda_kind(const char *path) {
             continue;
         for (size_t k = 0; k < sh[i].sh_size / sizeof *dyn && dyn[k].d_tag != DT_NULL; k++)
             if (dyn[k].d_tag == DT_NEEDED && dyn[k].d_un.d_val < ds->sh_size &&
-                strncmp(dynstr + dyn[k].d_un.d_val, "libcudart.so", 12) == 0)
+                strncmp(dynstr + dyn[k].d_un.d_val, "libcudart.so", 12) == 0) {
                 needs_cudart = true;
+                snprintf(needed, cap, "%s", dynstr + dyn[k].d_un.d_val);
+            }
     }
     kind = needs_cudart ? ELF_SHARED_CUDART : fatbin ? ELF_STATIC_CUDART : ELF_NO_CUDA;
 done:
@@ -475,6 +479,14 @@ static bool program_env(const run_options *o, const char *cudart_dir, const char
     if (old_preload && *old_preload) gr_strbuf_appendf(&sb, " %s", old_preload);
     env_set(env, "LD_PRELOAD", gr_strbuf_cstr(&sb));
     gr_strbuf_reset(&sb);
+    if (*preload) {
+        /* the sanitizer checks gpurace's runtime; the program's own crashes stay its own */
+        const char *asan = getenv("ASAN_OPTIONS");
+        gr_strbuf_appendf(&sb, "%s%shandle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0",
+                          asan && *asan ? asan : "", asan && *asan ? ":" : "");
+        env_set(env, "ASAN_OPTIONS", gr_strbuf_cstr(&sb));
+        gr_strbuf_reset(&sb);
+    }
     for (int i = 0; i < o->nkernels; i++) gr_strbuf_appendf(&sb, "%s\n", o->kernels[i]);
     env_set(env, GR_RUN_ENV_KERNELS, gr_strbuf_cstr(&sb));
     gr_strbuf_free(&sb);
@@ -793,6 +805,7 @@ static bool write_json(const gr_report *r, const char *path, const char *program
         json_object_set_new(p, "launches", json_integer((json_int_t)t->launches));
         json_object_set_new(p, "checked", json_integer((json_int_t)t->checked));
         json_object_set_new(p, "thread_instructions", json_integer((json_int_t)t->thread_instructions));
+        json_object_set_new(p, "launch_seconds", json_real(t->launch_seconds));
         json_object_set_new(doc, "program", p);
         char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         gr_strbuf_reset(&out);
@@ -946,7 +959,16 @@ int cmd_run(int argc, char **argv) {
         }
         for (int i = 0; i < o.nprogram; i++) argv_push(&pargv, o.program[i]);
     }
-    if (elf_cuda_kind(program) == ELF_STATIC_CUDART) {
+    char needed[128];
+    elf_cuda kind = elf_cuda_kind(program, needed, sizeof needed);
+    if (kind == ELF_SHARED_CUDART && strcmp(needed, "libcudart.so.13") != 0) {
+        gr_fail(&err, GR_ERR_USAGE,
+                "%s needs %s, the runtime of another CUDA version; gpurace's runtime is "
+                "libcudart.so.13: build the program with CUDA 13",
+                o.nfiles ? gr_strbuf_cstr(&built) : o.program[0], needed);
+        goto done;
+    }
+    if (kind == ELF_STATIC_CUDART) {
         gr_fail(&err, GR_ERR_USAGE,
                 "%s is linked with the static CUDA runtime (nvcc's default), which gpurace cannot "
                 "replace: relink it with `-cudart shared` (nvcc), or let gpurace build it with "
