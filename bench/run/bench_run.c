@@ -1,6 +1,6 @@
 /* bench_run — what `gpurace run` costs on whole programs (medians of 5 runs each):
  *
- *   many small launches   many_launches: 2000 launches of one 64-thread block; launches/s of the
+ *   many small launches   many_launches: 20000 launches of one 64-thread block; launches/s of the
  *                         whole run (process start, registration, every launch checked, report)
  *   one big launch        big_launch: 512 x 256 threads of a polynomial loop; thread-
  *                         instructions/s of the launch itself and of the whole run

@@ -1,4 +1,4 @@
-// many_launches.cu — the shape of a test suite or an iterative solver: 2000 small launches
+// many_launches.cu — the shape of a test suite or an iterative solver: 20000 small launches
 // (one block of 64 threads, a few instructions each) between copies. For bench_run.
 #include <cstdio>
 
@@ -8,7 +8,7 @@ __global__ void relax(float *x, const float *b, int n, float w) {
 }
 
 int main(int argc, char **argv) {
-    int launches = argc > 1 ? atoi(argv[1]) : 2000;
+    int launches = argc > 1 ? atoi(argv[1]) : 20000;
     const int n = 64;
     float *x, *b, h[n];
     for (int i = 0; i < n; i++) h[i] = (float)i;
