@@ -164,8 +164,7 @@ static bool parse_options(int argc, char **argv, run_options *o, gr_error *err) 
         if (!v) continue;
         char *end;
         errno = 0;
-        unsigned long long x = strtoull(v, &end, 10);
-        (void)x;
+        strtoull(v, &end, 10);
         if (!*v || *end || errno || v[0] == '-')
             return gr_fail(err, GR_ERR_USAGE, "%s needs a whole number, not '%s'", numbers[i][0], v);
     }

@@ -22,7 +22,7 @@ cudaError_t cudaPeekAtLastError(void) { return cr_last_error(false); }
 
 const char *cudaGetErrorName(cudaError_t error) {
     switch (error) {
-#define CR_ERROR(name) \
+#define CR_ERROR(name, words) \
     case name: return #name;
 #include "exec/cudart/errors.def"
 #undef CR_ERROR
@@ -31,7 +31,7 @@ const char *cudaGetErrorName(cudaError_t error) {
 }
 
 /* Short descriptions of the errors programs meet most; the others read as their name in words
- * ("cudaErrorInvalidPitchValue" -> "invalid pitch value"). */
+ * ("cudaErrorInvalidPitchValue" -> "invalid pitch value", from errors.def). */
 const char *cudaGetErrorString(cudaError_t error) {
     switch (error) {
     case cudaSuccess: return "no error";
@@ -56,32 +56,13 @@ const char *cudaGetErrorString(cudaError_t error) {
     case cudaErrorNotReady: return "device not ready";
     default: break;
     }
-    static const char *const words[] = {
-#define CR_ERROR(name) #name,
+    switch (error) {
+#define CR_ERROR(name, words) \
+    case name: return words;
 #include "exec/cudart/errors.def"
 #undef CR_ERROR
-    };
-    /* one buffer per error value, filled once (the strings must outlive the call) */
-    static _Thread_local char text[sizeof words / sizeof words[0]][96];
-    const char *name = cudaGetErrorName(error);
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-        if (strcmp(words[i], name) != 0) continue;
-        if (!text[i][0]) {
-            const char *s = name + strlen("cudaError");
-            size_t n = 0;
-            for (; *s && n + 2 < sizeof text[i]; s++) {
-                if (*s >= 'A' && *s <= 'Z') {
-                    if (n) text[i][n++] = ' ';
-                    text[i][n++] = (char)(*s - 'A' + 'a');
-                } else {
-                    text[i][n++] = *s;
-                }
-            }
-            text[i][n] = '\0';
-        }
-        return text[i];
+    default: return "unrecognized error code";
     }
-    return "unrecognized error code";
 }
 
 /* ---- device -------------------------------------------------------------------------------- */
@@ -590,7 +571,7 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
             attr->numRegs = CR_REGS_PER_THREAD;
             attr->ptxVersion = m->ir->version_major * 10 + m->ir->version_minor;
             attr->binaryVersion = CR_DEVICE_ARCH;
-            attr->maxDynamicSharedSizeBytes = k->max_dynamic_shared;
+            attr->maxDynamicSharedSizeBytes = (int)cr_kernel_max_dynamic_shared(k);
             attr->preferredShmemCarveout = k->carveout;
         }
     }

@@ -18,10 +18,9 @@ static uint8_t *device_bytes(cr_process *p, const void *ptr, size_t n) {
 
 /* Bytes behind a host-side pointer: the program's own memory, or identity-mapped memory. A
  * pointer into device memory (which has no host bytes at that address) is refused. */
-static uint8_t *host_bytes(cr_process *p, const void *ptr, size_t n) {
+static uint8_t *host_bytes(cr_process *p, const void *ptr) {
     const cr_alloc *a = cr_memory_find(&p->mem, (uint64_t)(uintptr_t)ptr);
     if (a && a->kind == CR_MEM_DEVICE) return NULL;
-    (void)n;
     return (uint8_t *)ptr;
 }
 
@@ -37,7 +36,7 @@ static uint8_t *side(cr_process *p, const void *ptr, size_t n, enum cudaMemcpyKi
     case cudaMemcpyDeviceToDevice: device = true; break;
     default: device = cr_memory_find(&p->mem, (uint64_t)(uintptr_t)ptr) != NULL; break;
     }
-    return device ? device_bytes(p, ptr, n) : host_bytes(p, ptr, n);
+    return device ? device_bytes(p, ptr, n) : host_bytes(p, ptr);
 }
 
 static bool kind_ok(enum cudaMemcpyKind kind) {
@@ -566,7 +565,7 @@ static cudaError_t to_symbol(cr_process *p, const void *symbol, const void *src,
     uint8_t *dst;
     cudaError_t e = symbol_bytes(p, symbol, offset, count, &dst);
     if (e != cudaSuccess || count == 0) return e;
-    uint8_t *s = kind == cudaMemcpyHostToDevice ? host_bytes(p, src, count)
+    uint8_t *s = kind == cudaMemcpyHostToDevice ? host_bytes(p, src)
                  : kind == cudaMemcpyDeviceToDevice ? device_bytes(p, src, count)
                                                     : side(p, src, count, kind, false);
     if (!s) return cudaErrorInvalidValue;
@@ -581,7 +580,7 @@ static cudaError_t from_symbol(cr_process *p, void *dst, const void *symbol, siz
     uint8_t *src;
     cudaError_t e = symbol_bytes(p, symbol, offset, count, &src);
     if (e != cudaSuccess || count == 0) return e;
-    uint8_t *d = kind == cudaMemcpyDeviceToHost ? host_bytes(p, dst, count)
+    uint8_t *d = kind == cudaMemcpyDeviceToHost ? host_bytes(p, dst)
                  : kind == cudaMemcpyDeviceToDevice ? device_bytes(p, dst, count)
                                                     : side(p, dst, count, kind, true);
     if (!d) return cudaErrorInvalidValue;

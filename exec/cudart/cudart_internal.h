@@ -117,7 +117,8 @@ typedef struct cr_kernel {
     uint64_t calls;
     bool checked;          /* matches the --kernel filter */
     bool filter_known;     /* `checked` was decided (needs the signature for plain names) */
-    int max_dynamic_shared; /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+    int max_dynamic_shared; /* cudaFuncAttributeMaxDynamicSharedMemorySize; -1: not set (the
+                             * 48 KiB a block has without opting in, less the static part) */
     int carveout;          /* cudaFuncAttributePreferredSharedMemoryCarveout */
 } cr_kernel;
 
@@ -231,6 +232,8 @@ cudaError_t cr_kernel_ready(cr_process *p, cr_kernel *k);
 cudaError_t cr_var_ready(cr_process *p, cr_var *v, uint8_t **host, uint64_t *addr);
 /* Loads every module of an image that has managed variables and sets their pointers. */
 cudaError_t cr_image_init_managed(cr_process *p, int image);
+/* Dynamic shared bytes a launch of `k` may ask for (the kernel must be ready). */
+size_t cr_kernel_max_dynamic_shared(const cr_kernel *k);
 /* Maps a new allocation into every loaded module's backend / removes it from them. */
 bool cr_map_everywhere(cr_process *p, const cr_alloc *a, gr_error *err);
 void cr_unmap_everywhere(cr_process *p, uint64_t addr);

@@ -225,7 +225,7 @@ cudaError_t cr_launch(cr_process *p, cr_kernel *k, dim3 grid, dim3 block, void *
     e = cr_kernel_ready(p, k);
     if (e != cudaSuccess) return e;
     const gr_kernel_sig *sig = k->sig;
-    if (shared > (size_t)k->max_dynamic_shared ||
+    if (shared > cr_kernel_max_dynamic_shared(k) ||
         sig->static_shared_bytes + shared > CR_SHARED_PER_BLOCK_OPTIN)
         return cudaErrorInvalidValue;
     if (sig->nparams > 0 && !args) return cudaErrorInvalidValue;

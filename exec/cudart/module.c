@@ -93,8 +93,7 @@ void cr_register_kernel(cr_process *p, int image, const void *host_fun, const ch
         return;
     }
     p->kernels = grown;
-    p->kernels[p->nkernels++] = (cr_kernel){host_fun, copy, image, -1, NULL, 0, false, false,
-                                            CR_SHARED_PER_BLOCK, -1};
+    p->kernels[p->nkernels++] = (cr_kernel){host_fun, copy, image, -1, NULL, 0, false, false, -1, -1};
 }
 
 void cr_register_var(cr_process *p, int image, const void *host_var, const char *name,
@@ -397,6 +396,12 @@ cudaError_t cr_kernel_ready(cr_process *p, cr_kernel *k) {
         k->filter_known = true;
     }
     return cudaSuccess;
+}
+
+size_t cr_kernel_max_dynamic_shared(const cr_kernel *k) {
+    if (k->max_dynamic_shared >= 0) return (size_t)k->max_dynamic_shared;
+    uint64_t fixed = k->sig->static_shared_bytes;
+    return fixed < CR_SHARED_PER_BLOCK ? (size_t)(CR_SHARED_PER_BLOCK - fixed) : 0;
 }
 
 cudaError_t cr_var_ready(cr_process *p, cr_var *v, uint8_t **host, uint64_t *addr) {
