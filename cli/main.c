@@ -118,8 +118,10 @@ static void print_usage(FILE *out) {
 bool cli_print_command_help(const char *name) {
     for (int i = 0; i < NCOMMANDS; i++) {
         if (strcmp(commands[i].name, name) != 0) continue;
-        printf("usage: %s\n\n%s\nOptions:\n%s", commands[i].synopsis, commands[i].help,
-               source_options_help);
+        /* run takes a program, not a kernel FILE: its options are all in its synopsis */
+        bool file_options = strcmp(name, "run") != 0;
+        printf("usage: %s\n\n%s%s%s", commands[i].synopsis, commands[i].help,
+               file_options ? "\nOptions:\n" : "", file_options ? source_options_help : "");
         return true;
     }
     return false;

@@ -1,3 +1,15 @@
+/* gpurace-suite
+ * category: examples/host-code
+ * expect: race
+ * race-class: race
+ * race-lines: 46 54
+ * launch: grid=64 block=256 shared=0
+ * args: in=buffer(int,16384,iota) partial=buffer(i64,64) total=buffer(i64,1) n=16384
+ * warp-model: both
+ * modes: both
+ * kernel: sum_all
+ * note: a whole program run by gpurace run: each block's thread 0 writes its partial sum and counts itself done with a relaxed atomicInc, so nothing orders that write before the last block reads it.
+ */
 // A whole CUDA program whose own test passes while a race sits underneath. It sums 16384
 // integers in one launch: every block reduces its part in shared memory, thread 0 of the block
 // writes the block's sum to `partial` and counts the block as done with atomicInc; the block
