@@ -948,7 +948,8 @@ int cmd_run(int argc, char **argv) {
         else gr_strbuf_appendf(&built, "%s/%.*s", run_path, (int)strcspn(base, "."), base);
         if (!build_program(&o, gr_strbuf_cstr(&built), &err)) goto done;
         program = absolute_path(gr_strbuf_cstr(&built));
-        argv_push(&pargv, o.output ? o.output : base);
+        const char *slash = strrchr(gr_strbuf_cstr(&built), '/');
+        argv_push(&pargv, slash ? slash + 1 : gr_strbuf_cstr(&built)); /* argv[0]: the program's name */
         for (int i = 0; i < o.nprogram; i++) argv_push(&pargv, o.program[i]);
     } else {
         program = resolve_program(o.program[0]);

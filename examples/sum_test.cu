@@ -3,8 +3,8 @@
  * expect: race
  * race-class: race
  * race-lines: 46 54
- * launch: grid=64 block=256 shared=0
- * args: in=buffer(int,16384,iota) partial=buffer(i64,64) total=buffer(i64,1) n=16384
+ * launch: grid=4 block=256 shared=0
+ * args: in=buffer(int,1024,iota) partial=buffer(i64,4) total=buffer(i64,1) n=1024
  * warp-model: both
  * modes: both
  * kernel: sum_all

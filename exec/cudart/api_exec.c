@@ -398,6 +398,112 @@ cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device) {
     LEAVE;
 }
 
+cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags);
+cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags) {
+    return cudaStreamGetFlags(hStream, flags);
+}
+cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority);
+cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority) {
+    return cudaStreamGetPriority(hStream, priority);
+}
+cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long *streamId);
+cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long *streamId) {
+    return cudaStreamGetId(hStream, streamId);
+}
+cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int *device);
+cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int *device) {
+    return cudaStreamGetDevice(hStream, device);
+}
+
+/* Stream attributes are scheduling and cache hints (access policy windows, synchronization
+ * policy); the priority is the one the simulator could honour and the only one kept. */
+cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, cudaStreamAttrValue *value_out) {
+    ENTER {
+        if (!value_out) e = cudaErrorInvalidValue;
+        else if (!cr_stream_valid(p, hStream)) e = cudaErrorInvalidResourceHandle;
+        else {
+            memset(value_out, 0, sizeof *value_out);
+            const struct CUstream_st *s = own_stream(p, hStream);
+            if (attr == cudaLaunchAttributePriority) value_out->priority = s ? s->priority : 0;
+        }
+    }
+    LEAVE;
+}
+
+cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, const cudaStreamAttrValue *value) {
+    ENTER {
+        if (!value) e = cudaErrorInvalidValue;
+        else if (!cr_stream_valid(p, hStream)) e = cudaErrorInvalidResourceHandle;
+        else if (attr == cudaLaunchAttributePriority) {
+            for (int i = 0; i < p->nstreams; i++)
+                if (p->streams[i] == hStream) p->streams[i]->priority = value->priority;
+        }
+    }
+    LEAVE;
+}
+
+cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+    ENTER {
+        if (!cr_stream_valid(p, dst) || !cr_stream_valid(p, src)) e = cudaErrorInvalidResourceHandle;
+        else {
+            const struct CUstream_st *s = own_stream(p, src);
+            for (int i = 0; i < p->nstreams; i++)
+                if (p->streams[i] == dst) p->streams[i]->priority = s ? s->priority : 0;
+        }
+    }
+    LEAVE;
+}
+
+cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr, cudaStreamAttrValue *value_out);
+cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr, cudaStreamAttrValue *value_out) {
+    return cudaStreamGetAttribute(hStream, attr, value_out);
+}
+cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr, const cudaStreamAttrValue *value);
+cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr, const cudaStreamAttrValue *value) {
+    return cudaStreamSetAttribute(hStream, attr, value);
+}
+cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src);
+cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+    return cudaStreamCopyAttributes(dst, src);
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache(void) {
+    ENTER {}
+    LEAVE;
+}
+
+/* Nothing is ever captured (cudaStreamBeginCapture is not implemented and stops the run). */
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+                                     unsigned long long *id_out, cudaGraph_t *graph_out,
+                                     const cudaGraphNode_t **dependencies_out,
+                                     const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) {
+    ENTER {
+        if (!captureStatus_out) e = cudaErrorInvalidValue;
+        else if (!cr_stream_valid(p, stream)) e = cudaErrorInvalidResourceHandle;
+        else {
+            *captureStatus_out = cudaStreamCaptureStatusNone;
+            if (id_out) *id_out = 0;
+            if (graph_out) *graph_out = NULL;
+            if (dependencies_out) *dependencies_out = NULL;
+            if (edgeData_out) *edgeData_out = NULL;
+            if (numDependencies_out) *numDependencies_out = 0;
+        }
+    }
+    LEAVE;
+}
+
+cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+                                          unsigned long long *id_out, cudaGraph_t *graph_out,
+                                          const cudaGraphNode_t **dependencies_out,
+                                          const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out);
+cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+                                          unsigned long long *id_out, cudaGraph_t *graph_out,
+                                          const cudaGraphNode_t **dependencies_out,
+                                          const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) {
+    return cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out,
+                                    edgeData_out, numDependencies_out);
+}
+
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus) {
     ENTER {
         if (!pCaptureStatus) e = cudaErrorInvalidValue;
