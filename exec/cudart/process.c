@@ -18,6 +18,9 @@
 
 static cr_process g_process;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The exit handler ran: a runtime call after it (from another library's destructor) gets a
+ * fresh state but must not replace the final counters. */
+static bool g_ended;
 
 static _Thread_local cudaError_t t_last_error = cudaSuccess;
 
@@ -34,7 +37,7 @@ static _Thread_local int t_nconfigs;
  * the child, unused). */
 static void open_counters(cr_process *p) {
     p->counters = NULL;
-    if (!p->cfg.run_dir) return;
+    if (!p->cfg.run_dir || g_ended) return;
     gr_error err = GR_ERROR_INIT;
     p->counters = gr_run_counters_create(p->cfg.run_dir, p->pid, &err);
     if (!p->counters) {
@@ -142,6 +145,7 @@ __attribute__((destructor)) static void cr_process_end(void) {
         free(p->seen);
         cr_config_free(&p->cfg);
         memset(p, 0, sizeof *p);
+        g_ended = true;
     }
     pthread_mutex_unlock(&g_lock);
 }
