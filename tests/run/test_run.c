@@ -334,6 +334,24 @@ Test(run, clean_launch_of_the_fault_program, .timeout = 300) {
     run_free(&r);
 }
 
+Test(run, failing_calls_return_the_errors_a_gpu_gives, .timeout = 300) {
+    run_result r = run("-- " PROGRAMS "faults errors");
+    ASSERT_STATUS(r, 0);
+    cr_assert_str_eq(r.out,
+                     "launch 2048 threads: cudaErrorInvalidConfiguration cudaErrorInvalidConfiguration then cudaSuccess\n"
+                     "free of a bad pointer: cudaErrorInvalidValue\n"
+                     "copy from a bad device pointer: cudaErrorInvalidValue\n"
+                     "copy of a bad kind: cudaErrorInvalidMemcpyDirection\n"
+                     "device 3: cudaErrorInvalidDevice\n"
+                     "symbol that is not one: cudaErrorInvalidSymbol\n"
+                     "string: invalid argument\n"
+                     "devices: 1, compute capability 9.0, warp 32\n"
+                     "last error now: cudaErrorInvalidSymbol\n",
+                     "peek keeps the error, get clears it; each failing call sets it");
+    cr_assert_eq(json_array_size(findings(&r)), 0);
+    run_free(&r);
+}
+
 Test(run, kernel_that_does_not_finish_is_a_hang, .timeout = 300) {
     run_result r = run("--step-budget 20000 -- " PROGRAMS "faults spin");
     ASSERT_STATUS(r, 1);
