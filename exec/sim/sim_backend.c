@@ -21,32 +21,130 @@ ptx_space gr_sim_space_of(uint64_t a) {
     return PTX_SPACE_NONE;
 }
 
+/* Room for one more allocation record. */
+static bool reserve_alloc(sim_backend *be, gr_error *err) {
+    if (be->nallocs < be->allocs_cap) return true;
+    int32_t cap = be->allocs_cap ? be->allocs_cap * 2 : 16;
+    sim_alloc *n = realloc(be->allocs, (size_t)cap * sizeof *n);
+    if (!n) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    be->allocs = n;
+    be->allocs_cap = cap;
+    return true;
+}
+
+/* Index of the first allocation at or above `addr` (allocations are sorted by address, which
+ * find_alloc's binary search relies on). */
+static int32_t alloc_position(const sim_backend *be, uint64_t addr) {
+    int32_t lo = 0, hi = be->nallocs;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (be->allocs[mid].addr < addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Inserts a record for [addr, addr+size) in address order; the range must be free. */
+static bool insert_alloc(sim_backend *be, uint64_t addr, uint64_t size, uint8_t *host,
+                         bool borrowed, gr_error *err) {
+    if (addr < SIM_GLOBAL_BASE || addr + size < addr)
+        return gr_fail(err, GR_ERR_USAGE,
+                       "device range 0x%" PRIx64 "+%" PRIu64 " is outside the global window", addr,
+                       size);
+    int32_t at = alloc_position(be, addr);
+    const sim_alloc *next = at < be->nallocs ? &be->allocs[at] : NULL;
+    const sim_alloc *prev = at > 0 ? &be->allocs[at - 1] : NULL;
+    uint64_t end = addr + (size ? size : 1);
+    if ((next && next->addr < end) || (prev && prev->addr + (prev->size ? prev->size : 1) > addr))
+        return gr_fail(err, GR_ERR_USAGE,
+                       "device range 0x%" PRIx64 "+%" PRIu64 " overlaps another allocation", addr,
+                       size);
+    if (!reserve_alloc(be, err)) return false;
+    memmove(&be->allocs[at + 1], &be->allocs[at], (size_t)(be->nallocs - at) * sizeof *be->allocs);
+    be->allocs[at] = (sim_alloc){addr, size, host, borrowed};
+    be->nallocs++;
+    return true;
+}
+
 static bool sim_alloc_raw(sim_backend *be, uint64_t size, uint64_t *addr, uint8_t **host,
                           gr_error *err) {
     if (size > (1ull << 34)) return gr_fail(err, GR_ERR_USAGE, "allocation of %" PRIu64 " bytes is too large", size);
-    if (be->nallocs == be->allocs_cap) {
-        int32_t cap = be->allocs_cap ? be->allocs_cap * 2 : 16;
-        sim_alloc *n = realloc(be->allocs, (size_t)cap * sizeof *n);
-        if (!n) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
-        be->allocs = n;
-        be->allocs_cap = cap;
-    }
     uint8_t *h = calloc(size ? size : 1, 1);
     if (!h) return gr_fail(err, GR_ERR_NOMEM, "out of memory allocating %" PRIu64 " bytes", size);
-    sim_alloc *a = &be->allocs[be->nallocs++];
-    a->addr = be->next_addr;
-    a->size = size;
-    a->host = h;
-    be->next_addr = (a->addr + size + SIM_ALLOC_GAP + SIM_ALLOC_ALIGN - 1) /
+    uint64_t at = be->next_addr;
+    if (!insert_alloc(be, at, size, h, false, err)) {
+        free(h);
+        return false;
+    }
+    be->next_addr = (at + size + SIM_ALLOC_GAP + SIM_ALLOC_ALIGN - 1) /
                     SIM_ALLOC_ALIGN * SIM_ALLOC_ALIGN;
-    *addr = a->addr;
+    *addr = at;
     if (host) *host = h;
     return true;
 }
 
 static bool alloc_for_decoder(void *ctx, uint64_t size, uint64_t *addr, uint8_t **host,
                               gr_error *err) {
-    return sim_alloc_raw(ctx, size, addr, host, err);
+    sim_backend *be = ctx;
+    if (!be->var_alloc) return sim_alloc_raw(be, size, addr, host, err);
+    if (!be->var_alloc(be->var_alloc_ctx, size, addr, host, err)) return false;
+    return insert_alloc(be, *addr, size, *host, true, err);
+}
+
+void gr_sim_set_var_allocator(gr_backend *b, gr_sim_var_alloc_fn fn, void *ctx) {
+    sim_backend *be = (sim_backend *)b;
+    be->var_alloc = fn;
+    be->var_alloc_ctx = ctx;
+}
+
+bool gr_sim_map(gr_backend *b, uint64_t addr, void *host, uint64_t size, gr_error *err) {
+    if (!host) return gr_fail(err, GR_ERR_USAGE, "no host memory behind device address 0x%" PRIx64, addr);
+    return insert_alloc((sim_backend *)b, addr, size, host, true, err);
+}
+
+/* Removes the record starting exactly at `addr` whose ownership is `borrowed`. */
+static bool remove_alloc(sim_backend *be, uint64_t addr, bool borrowed, gr_error *err) {
+    int32_t at = alloc_position(be, addr);
+    if (at >= be->nallocs || be->allocs[at].addr != addr || be->allocs[at].borrowed != borrowed)
+        return gr_fail(err, GR_ERR_USAGE, "no %s starts at device address 0x%" PRIx64,
+                       borrowed ? "mapping" : "allocation", addr);
+    if (!borrowed) free(be->allocs[at].host);
+    memmove(&be->allocs[at], &be->allocs[at + 1],
+            (size_t)(be->nallocs - at - 1) * sizeof *be->allocs);
+    be->nallocs--;
+    return true;
+}
+
+bool gr_sim_unmap(gr_backend *b, uint64_t addr, gr_error *err) {
+    return remove_alloc((sim_backend *)b, addr, true, err);
+}
+
+bool gr_sim_release(gr_backend *b, uint64_t addr, gr_error *err) {
+    return remove_alloc((sim_backend *)b, addr, false, err);
+}
+
+bool gr_sim_symbol_find(gr_backend *b, const char *name, gr_sim_symbol *out, gr_error *err) {
+    sim_backend *be = (sim_backend *)b;
+    if (!be->loaded) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
+    for (int32_t i = 0; i < be->prog.nvars; i++) {
+        const sim_global_var *g = &be->prog.vars[i];
+        if (strcmp(g->var->name, name) != 0) continue;
+        if (g->space == PTX_SPACE_SHARED) { /* per block: an address, no bytes */
+            *out = (gr_sim_symbol){PTX_SPACE_SHARED, SIM_SHARED_BASE + g->addr, g->size, NULL};
+            return true;
+        }
+        if (g->space == PTX_SPACE_CONST) {
+            *out = (gr_sim_symbol){PTX_SPACE_CONST, SIM_CONST_BASE + g->addr, g->size,
+                                   be->prog.const_seg + g->addr};
+            return true;
+        }
+        if (g->space != PTX_SPACE_GLOBAL) continue;
+        int32_t at = alloc_position(be, g->addr);
+        if (at >= be->nallocs || be->allocs[at].addr != g->addr) break;
+        *out = (gr_sim_symbol){PTX_SPACE_GLOBAL, g->addr, g->size, be->allocs[at].host};
+        return true;
+    }
+    return gr_fail(err, GR_ERR_USAGE, "the module has no variable '%s'", name);
 }
 
 static bool sim_load(gr_backend *b, const ptx_module *m, gr_error *err) {
@@ -104,7 +202,8 @@ static bool sim_read(gr_backend *b, uint64_t addr, void *dst, size_t size, gr_er
 
 static void sim_free(gr_backend *b) {
     sim_backend *be = (sim_backend *)b;
-    for (int32_t i = 0; i < be->nallocs; i++) free(be->allocs[i].host);
+    for (int32_t i = 0; i < be->nallocs; i++)
+        if (!be->allocs[i].borrowed) free(be->allocs[i].host);
     free(be->allocs);
     free(be->pc_func);
     if (be->loaded) sim_program_free(&be->prog);
