@@ -1,5 +1,5 @@
 /* affine.h — what a kernel's addresses are, as sums of thread coordinates, and when two threads'
- * accesses provably touch different bytes (internal to exec/gpu).
+ * accesses provably touch different bytes.
  *
  * A register's value is read as an affine form: a base (a kernel parameter's pointer, a shared
  * array, "no pointer" for integers, or unknown) plus a sum of integer coefficients times products
@@ -17,9 +17,12 @@
  * as equal for the two threads it compares (they are of one block and one epoch) and which no
  * proof between blocks accepts.
  * Integer arithmetic is taken without wrap-around: an index that overflows 32 bits moves the
- * address by a multiple of 4 GiB, which is what the callers' run-time bounds checks catch. */
-#ifndef GR_EXEC_GPU_AFFINE_H
-#define GR_EXEC_GPU_AFFINE_H
+ * address by a multiple of 4 GiB, which is what the callers' run-time bounds checks catch.
+ * Assumptions a caller must check at run time (both backends do, see intervals.h): an address
+ * stays inside the array or parameter buffer its base names, and the launch's extents are
+ * within the gr_affine_launch a proof returns. */
+#ifndef GR_JIT_ANALYSIS_AFFINE_H
+#define GR_JIT_ANALYSIS_AFFINE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * Two passes per kernel: the bases of all registers to a fixed point over their definitions
  * (which pointer a value may be), then the offsets on demand, memoized, by evaluating a
  * register's definition (one definition, or the two of an induction register). */
-#include "exec/gpu/affine.h"
+#include "jit/analysis/affine.h"
 
 #include <stdlib.h>
 #include <string.h>
