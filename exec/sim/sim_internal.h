@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "exec/backend.h"
 #include "exec/sim/sim.h"
+#include "jit/analysis/filter.h"
 #include "jit/ptx/ptx_ir.h"
 
 enum { SIM_LANES = 32, SIM_BARRIERS = 16, SIM_MAX_CALL_DEPTH = 64 };
@@ -94,6 +95,8 @@ typedef struct sim_insn {
     int32_t target;    /* branch target (instruction index), callee (function index) */
     int32_t call;      /* index into sim_program.calls for H_CALL */
     uint32_t id;       /* ptx_insn.id */
+    int32_t filter_site; /* 1 + index in sim_program.filter.sites: an access the analyses prove
+                          * race-free under the site's conditions (sim_filter.h); 0: none */
     const ptx_insn *src;
 } sim_insn;
 
@@ -149,6 +152,7 @@ typedef struct sim_program {
     bool uses_dynamic_shared;
     uint8_t *const_seg;       /* .const space contents */
     uint32_t const_size;
+    gr_access_filter filter;  /* accesses that need not reach the detector (sim_filter.h) */
 } sim_program;
 
 /* Decodes every function of `m`. Global variables get addresses through `alloc_global`. */
@@ -157,6 +161,9 @@ typedef bool (*sim_alloc_fn)(void *ctx, uint64_t size, uint64_t *addr, uint8_t *
 bool sim_program_build(const ptx_module *m, sim_program *p, sim_alloc_fn alloc, void *alloc_ctx,
                        gr_error *err);
 void sim_program_free(sim_program *p);
+/* Builds p->filter for `m` and marks the instructions of its sites (sim_insn.filter_site);
+ * sim_filter.c, called at the end of sim_program_build. */
+bool sim_filter_mark(sim_program *p, const ptx_module *m, gr_error *err);
 /* Bytes and alignment of a variable or parameter as PTX lays it out. */
 uint64_t sim_var_size(const ptx_var *v);
 uint64_t sim_var_align(const ptx_var *v);

@@ -605,7 +605,8 @@ static bool analyze_kernel(const ptx_module *m, const ptx_function *fn, const fn
             if (!a->candidate || a->bad || w.stamp[i] == 0 || gr_quiet_load(q, g->cfg.insn[i]->id)) continue;
             const gr_affine_array *arr = gr_affine_array_at(ak, a->form.base_index);
             gr_private_access pa = {.id = g->cfg.insn[i]->id, .shared = true,
-                                    .array_bytes = arr->bytes, .launch = a->launch};
+                                    .array_bytes = arr->bytes, .array_var = arr->var,
+                                    .launch = a->launch};
             snprintf(pa.array, sizeof pa.array, "%s", arr->name);
             if (strlen(arr->name) < sizeof pa.array) ok = add_private(q, &pa);
         }

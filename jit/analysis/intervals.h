@@ -56,6 +56,7 @@ typedef struct gr_private_access {
     uint32_t param;
     char array[128];
     uint64_t array_bytes;
+    const ptx_var *array_var; /* shared: the array's declaration */
     gr_affine_launch launch;
 } gr_private_access;
 
