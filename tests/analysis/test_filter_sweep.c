@@ -7,7 +7,7 @@
  * involve an instruction the filter would skip in that launch: a site whose launch conditions
  * hold (gr_filter_site_enabled with the launch's read-only bits and extents; the address
  * condition is not needed, so this is stricter than the filter itself). Such a race is an
- * unsound skip. The suite is split into shards (GR_SWEEP_SHARD=i/n) that CTest runs in
+ * unsound skip; a launch without an enabled site cannot have one and is not run. The suite is split into shards (GR_SWEEP_SHARD=i/n) that CTest runs in
  * parallel; each prints its counts. */
 #include <criterion/criterion.h>
 #include <dirent.h>
