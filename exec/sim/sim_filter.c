@@ -31,15 +31,21 @@ bool sim_filter_mark(sim_program *p, const ptx_module *m, gr_error *err) {
     return true;
 }
 
-/* The allocation holding `addr` (launch buffers and module variables), or NULL. */
-static const sim_alloc *alloc_at(const sim_backend *be, uint64_t addr) {
+/* The launch buffer holding `addr`, or NULL (also for a module .global variable: the kernel may
+ * reach it by its name too, which the aliasing check does not see; the GPU backend's launch
+ * buffers do not include them either). */
+static const sim_alloc *alloc_at(const sim_backend *be, const sim_program *p, uint64_t addr) {
     int32_t lo = 0, hi = be->nallocs - 1;
     while (lo <= hi) {
         int32_t mid = (lo + hi) / 2;
         const sim_alloc *a = &be->allocs[mid];
         if (addr < a->addr) hi = mid - 1;
         else if (addr >= a->addr + (a->size ? a->size : 1)) lo = mid + 1;
-        else return a;
+        else {
+            for (int32_t v = 0; v < p->nvars; v++)
+                if (p->vars[v].space == PTX_SPACE_GLOBAL && p->vars[v].addr == a->addr) return NULL;
+            return a;
+        }
     }
     return NULL;
 }
@@ -113,7 +119,7 @@ bool sim_filter_prepare(sim_run *r, const gr_launch *L) {
         if (L->args[i].size != 8) continue;
         uint64_t v;
         memcpy(&v, L->args[i].data, 8);
-        const sim_alloc *a = alloc_at(r->be, v);
+        const sim_alloc *a = alloc_at(r->be, r->prog, v);
         arg_buffer[i] = a ? (int64_t)(a - r->be->allocs) : GR_READONLY_ARG_NO_BUFFER;
     }
     uint32_t bits = gr_readonly_launch_bits(k->readonly, k->exclusive, arg_buffer, L->nargs);
