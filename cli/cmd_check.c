@@ -2,7 +2,10 @@
  *               [--schedule S] [--backend auto|sim] [--detector auto|fsm|hb|none]
  *               [--warp-model its|lockstep] [--step-budget N] [--json F]
  *               [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]
- *               [--oracle-schedules LIST]
+ *               [--oracle-schedules LIST] [--no-access-filter]
+ *
+ * --no-access-filter sends every access to the detector, also those the PTX analyses prove
+ * race-free (gr_launch.access_filter; the simulator skips them by default).
  *
  * With --spec and no --grid/--block the spec makes the launch (one input drawn from a fixed
  * seed); with both, the spec says which buffers are outputs, their float tolerances and the
@@ -57,6 +60,7 @@ typedef struct check_options {
     const char *grid, *block, *shared, *schedule, *backend, *detector, *warp_model;
     const char *input, *spec;
     bool force;
+    bool no_access_filter;
     cli_report_options report;
     cli_oracle_options oracle;
     const char *step_budget;
@@ -692,6 +696,7 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
         return gr_fail(err, GR_ERR_USAGE, "--backend must be auto, gpu or sim, not '%s'", backend),
                -1;
     if (!cli_parse_detector(o->detector, true, &L.detector, &L.confirm, &L.detect, err)) return -1;
+    if (o->no_access_filter) L.access_filter = GR_ACCESS_FILTER_OFF;
     if (o->warp_model) {
         if (strcmp(o->warp_model, "its") == 0) L.warp_model = GR_WARP_ITS;
         else if (strcmp(o->warp_model, "lockstep") == 0) L.warp_model = GR_WARP_LOCKSTEP;
@@ -839,10 +844,11 @@ done:
 static int check_input(int argc, char **argv, const check_options *o) {
     gr_error err = GR_ERROR_INIT;
     if (o->grid || o->block || o->shared || o->schedule || o->nargs || o->detector ||
-        o->warp_model) {
+        o->warp_model || o->no_access_filter) {
         gr_fail(&err, GR_ERR_USAGE,
                 "--input takes the launch, arguments and schedule from the witness: leave out "
-                "--grid, --block, --shared, --arg, --schedule, --detector and --warp-model");
+                "--grid, --block, --shared, --arg, --schedule, --detector, --warp-model and "
+                "--no-access-filter");
         return fail(&err);
     }
     char **rv = calloc((size_t)argc + 2, sizeof *rv);
@@ -889,6 +895,7 @@ int cmd_check(int argc, char **argv) {
         {"--spec", CLI_VALUE, &o.spec, NULL},
         CLI_ORACLE_OPT_SPECS(&o.oracle),
         {"--force", CLI_FLAG, NULL, &o.force},
+        {"--no-access-filter", CLI_FLAG, NULL, &o.no_access_filter},
         {NULL, CLI_FLAG, NULL, NULL},
     };
     /* a '-' report keeps standard output to itself: kernels' printf goes to standard error */

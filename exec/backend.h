@@ -129,6 +129,18 @@ typedef enum gr_confirm_mode {
     GR_CONFIRM_OFF,      /* the FSM's result as it is */
 } gr_confirm_mode;
 
+/* Accesses the PTX analyses prove cannot race (jit/analysis/filter.h: private to a thread,
+ * loads of read-only buffers no other argument aliases, shared accesses no conflicting access
+ * shares a barrier interval with) need not reach the detector. The simulator leaves them out
+ * of its detector's events, and checks the proofs' launch-time conditions itself; every access
+ * is still bounds-checked, and user hooks still see every access. Its happens-before
+ * confirmation re-run uses the same filter. The GPU backend takes its own options
+ * (gr_gpu_options: skip_quiet_loads, skip_private, skip_readonly_loads). */
+typedef enum gr_access_filter_mode {
+    GR_ACCESS_FILTER_ON = 0, /* the default */
+    GR_ACCESS_FILTER_OFF,    /* every access goes to the detector */
+} gr_access_filter_mode;
+
 typedef struct gr_launch_arg {
     const void *data;
     size_t size;
@@ -147,6 +159,7 @@ typedef struct gr_launch {
     gr_detector_kind detector;    /* which one (oracle/detector.h): FSM or HB */
     gr_warp_model warp_model;     /* ITS or LOCKSTEP (oracle/detector.h) */
     gr_confirm_mode confirm;      /* FSM launches on the simulator: confirm with HB (default) */
+    gr_access_filter_mode access_filter; /* simulator: skip provably race-free accesses (default) */
     const gr_exec_hooks *hooks;   /* may be NULL */
     uint32_t max_findings;        /* 0: 64 */
 } gr_launch;

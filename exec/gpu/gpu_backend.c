@@ -9,6 +9,7 @@
 #include "exec/gpu/device/rt_abi.h"
 #include "exec/gpu/driver.h"
 #include "exec/gpu/gpu.h"
+#include "jit/analysis/readonly.h"
 #include "oracle/fsm_rules.h"
 #include "oracle/race.h"
 
@@ -485,10 +486,10 @@ static long alloc_index(const gpu_backend *g, uint64_t addr) {
 }
 
 /* Bit i set: the kernel's loads through parameter i may go unchecked in this launch. The
- * analysis (readonly.h) says no write derives from i; here the arguments must show that no
- * other parameter, which may be written, points into i's buffer. Integer parameters only offset
- * addresses and need no check. For a parameter whose buffer only private accesses touch
- * (intervals.h), no other parameter at all may point into its buffer. */
+ * analysis (jit/analysis/readonly.h) says no write derives from i; the arguments must show
+ * that no other parameter, which may be written, points into i's buffer; for a parameter whose
+ * buffer only private accesses touch (intervals.h), that no other parameter at all does
+ * (gr_readonly_launch_bits, the check the simulator makes too). */
 static uint32_t readonly_params(const gpu_backend *g, const char *kernel, const gr_launch *l) {
     uint32_t candidates = 0, exclusive = 0;
     for (uint32_t k = 0; k < g->prep.ro_kernels; k++)
@@ -496,28 +497,20 @@ static uint32_t readonly_params(const gpu_backend *g, const char *kernel, const 
             candidates = g->prep.ro[k].params;
             exclusive = g->prep.ro[k].exclusive;
         }
-    uint32_t ro = 0;
-    for (int i = 0; i < l->nargs && i < 32; i++) {
-        bool excl = exclusive & (1u << i);
-        if (!(candidates & (1u << i)) && !excl) continue;
-        if (l->args[i].size != 8) {
-            if (!excl) ro |= 1u << i;
-            continue;
-        }
+    int n = l->nargs > 0 ? l->nargs : 0;
+    int64_t *arg_buffer = malloc(((size_t)n + 1) * sizeof *arg_buffer);
+    if (!arg_buffer) return 0; /* every check stays */
+    for (int i = 0; i < n; i++) {
+        arg_buffer[i] = GR_READONLY_ARG_NOT_POINTER;
+        if (l->args[i].size != 8) continue;
         uint64_t v;
         memcpy(&v, l->args[i].data, 8);
         long buf = alloc_index(g, v);
-        bool alone = buf >= 0;
-        for (int j = 0; alone && j < l->nargs; j++) {
-            bool other_reads_only = j < 32 && (candidates & (1u << j)) && !excl;
-            if (j == i || other_reads_only || l->args[j].size != 8) continue;
-            uint64_t w;
-            memcpy(&w, l->args[j].data, 8);
-            if (alloc_index(g, w) == buf) alone = false;
-        }
-        if (alone) ro |= 1u << i;
+        arg_buffer[i] = buf >= 0 ? buf : GR_READONLY_ARG_NO_BUFFER;
     }
-    return ro;
+    uint32_t bits = gr_readonly_launch_bits(candidates, exclusive, arg_buffer, n);
+    free(arg_buffer);
+    return bits;
 }
 
 /* Per parameter (the first 32): the launch buffer its value points into, {start, size}; {0, 0}

@@ -7,6 +7,7 @@
 
 #include "exec/detect.h"
 #include "exec/sim/sim.h"
+#include "exec/sim/sim_filter.h"
 #include "exec/sim/sim_sched.h"
 #include "exec/sim/sim_state.h"
 
@@ -357,6 +358,7 @@ static bool run_once(sim_backend *be, const gr_launch *L, gr_detector_kind detec
                    (size_t)be->prog.nblocks * sizeof(uint32_t));
     }
     if (ok && !sim_schedule_prepare(r)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory preparing the launch");
+    if (ok && !sim_filter_prepare(r, L)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory preparing the launch");
     gr_exec_detector *det = NULL;
     gr_launch with_detector;
     if (ok && L->detect) {
@@ -380,6 +382,7 @@ static bool run_once(sim_backend *be, const gr_launch *L, gr_detector_kind detec
         if (!out->printf_output) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
     }
     gr_strbuf_free(&r->printf_out);
+    sim_filter_release(r);
     sim_schedule_free(r);
     free(r->kparams);
     free(r);
