@@ -1,6 +1,6 @@
 /* gpurace check FILE --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES] [--arg NAME=VALUE]...
  *               [--schedule S] [--backend auto|sim] [--detector auto|fsm|hb|none]
- *               [--warp-model its|lockstep] [--step-budget N] [--json F]
+ *               [--warp-model its|lockstep] [--step-budget N] [--memory-limit MB] [--json F]
  *               [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]
  *               [--oracle-schedules LIST]
  *
@@ -58,6 +58,7 @@ typedef struct check_options {
     cli_report_options report;
     cli_oracle_options oracle;
     const char *step_budget;
+    const char *memory_limit;
     named_value args[CHECK_MAX_ARGS];
     int nargs;
 } check_options;
@@ -486,6 +487,12 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
         L.dynamic_shared = (uint32_t)v;
     }
     if (o->step_budget && !parse_u64("--step-budget", o->step_budget, &L.step_budget, err)) return -1;
+    if (o->memory_limit) {
+        if (!parse_u64("--memory-limit", o->memory_limit, &v, err)) return -1;
+        if (v == 0 || v > 0xffffffffu)
+            return gr_fail(err, GR_ERR_USAGE, "--memory-limit is a number of MB, 1 or more"), -1;
+        L.memory_limit_mb = (uint32_t)v;
+    }
     const char *backend = o->backend ? o->backend : "auto";
     if (strcmp(backend, "sim") != 0 && strcmp(backend, "auto") != 0 && strcmp(backend, "gpu") != 0)
         return gr_fail(err, GR_ERR_USAGE, "--backend must be auto, gpu or sim, not '%s'", backend),
@@ -582,6 +589,9 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     L.args = largs;
     L.nargs = k->nparams;
     if (!gr_backend_launch(be, &L, &res, err)) goto done;
+    if (res.confirm_skipped)
+        fprintf(stderr, "check: race findings of the shadow FSM, not confirmed by the "
+                        "happens-before detector: %s\n", res.confirm_note);
     sm = ptx_srcmap_new(l.module);
     if (sm && l.source && src->file) ptx_srcmap_set_file_text(sm, src->file, l.source, strlen(l.source));
     if (res.printf_output && res.printf_len) fputs(res.printf_output, stdout);
@@ -660,6 +670,7 @@ int cmd_check(int argc, char **argv) {
         {"--detector", CLI_VALUE, &o.detector, NULL},
         {"--warp-model", CLI_VALUE, &o.warp_model, NULL},
         {"--step-budget", CLI_VALUE, &o.step_budget, NULL},
+        {"--memory-limit", CLI_VALUE, &o.memory_limit, NULL},
         CLI_REPORT_OPT_SPECS(&o.report),
         {"--input", CLI_VALUE, &o.input, NULL},
         {"--spec", CLI_VALUE, &o.spec, NULL},

@@ -37,7 +37,7 @@ static const command commands[] = {
      "              [--arg NAME=VALUE]... [--schedule S] [--backend auto|sim]\n"
      "              [--detector auto|fsm|hb] [--warp-model its|lockstep] [--json F] [--sarif F]\n"
      "              [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]\n"
-     "              [--oracle-schedules LIST]\n"
+     "              [--oracle-schedules LIST] [--memory-limit MB]\n"
      "       gpurace check FILE --spec F [--oracle ...] [--json F] [--sarif F]\n"
      "       gpurace check FILE --input WITNESS [--force] [--json F] [--sarif F]",
      "Runs one launch of the kernel under the race detector and reports every finding (data\n"
@@ -50,7 +50,10 @@ static const command commands[] = {
      "--spec F makes the launch from a kernel spec when --grid/--block are absent. --oracle\n"
      "seqcmp compares the outputs of several schedules with a sequential reference (the spec's\n"
      "reference function, --reference NAME, or the serialized kernel) and says on every race\n"
-     "whether it manifests; --oracle twopass reports value-witnessed conflicts between warps.\n"},
+     "whether it manifests; --oracle twopass reports value-witnessed conflicts between warps.\n"
+     "--memory-limit MB caps the happens-before detector (default 4096): --detector hb over it\n"
+     "is an error (exit 2); the confirmation --detector auto runs after the FSM finds a race is\n"
+     "skipped over it, and the FSM's findings are reported as not confirmed.\n"},
     {"fuzz", cmd_fuzz,
      "gpurace fuzz FILE [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
      "             [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]\n"
