@@ -161,6 +161,12 @@ bool gr_granule_set_has(const gr_granule_set *set, uint8_t space, uint32_t block
     return false;
 }
 
+void gr_granule_set_clear(gr_granule_set *set) {
+    if (set->cap) memset(set->slots, 0, set->cap * sizeof *set->slots);
+    set->n = 0;
+    set->all = false;
+}
+
 size_t gr_granule_set_bytes(const gr_granule_set *set) { return set->cap * sizeof *set->slots; }
 
 void gr_granule_set_free(gr_granule_set *set) {

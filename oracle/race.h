@@ -95,6 +95,8 @@ bool gr_granule_set_add(gr_granule_set *set, uint8_t space, uint32_t block, uint
                         uint32_t size);
 /* Whether the granule holding byte `addr` is in the set (always, once `all`). */
 bool gr_granule_set_has(const gr_granule_set *set, uint8_t space, uint32_t block, uint64_t addr);
+/* Empties the set (storage kept). */
+void gr_granule_set_clear(gr_granule_set *set);
 /* Bytes the set holds on the heap. */
 size_t gr_granule_set_bytes(const gr_granule_set *set);
 void gr_granule_set_free(gr_granule_set *set);
