@@ -460,7 +460,7 @@ static void cell_free(gr_hb *h, hb_cell *c) {
 static bool cell_push(gr_hb *h, hb_cell *c, const hb_acc *x) {
     uint32_t room = c->cap > 1 ? c->cap : 1;
     if (c->n == room) {
-        uint32_t cap = room < 4 ? 4 : room * 2;
+        uint32_t cap = room * 2;
         hb_acc *v = mem_get(h->mem, cap * sizeof *v, false);
         if (!v) return false;
         memcpy(v, cell_entries(c), c->n * sizeof *v);
