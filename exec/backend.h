@@ -125,7 +125,8 @@ typedef struct gr_exec_hooks {
  * whose findings then stand (gr_launch_result.confirmed_by_hb). That run follows all
  * synchronization but keeps access histories only for the granules the FSM flagged (where it
  * reported a race or left an access undecided), so its memory follows what the FSM found, not
- * the launch's size. When it cannot run within gr_launch.memory_limit_mb (or fails otherwise),
+ * the launch's size. When it cannot run within gr_launch.memory_limit_mb or within
+ * GR_CONFIRM_HISTORY_BUDGET comparisons per access (or fails otherwise),
  * the FSM's findings stand, marked gr_launch_result.confirm_skipped with the reason: a finding
  * is never dropped because confirmation failed. Race-free launches the FSM decides completely
  * cost one run. The GPU backend reports the FSM's own result. */
@@ -160,6 +161,10 @@ typedef struct gr_launch {
 
 /* What --memory-limit defaults to. */
 #define GR_DEFAULT_MEMORY_LIMIT_MB 4096u
+/* A confirming HB run compares each access with at most this many earlier accesses on average
+ * (oracle/hb.h history_budget): launches where many threads access the same bytes unordered
+ * would otherwise take time quadratic in the threads. Over it the confirmation is skipped. */
+#define GR_CONFIRM_HISTORY_BUDGET 128u
 
 /* ---- results -------------------------------------------------------------------------------------- */
 

@@ -32,6 +32,9 @@ typedef struct gr_detector_options {
     /* HB: keep access histories for these granules only (NULL: all); the set must outlive
      * the detector. Used to confirm an FSM run: what `flagged` collected there. */
     const gr_granule_set *track_only;
+    /* HB: compare each access with at most this many earlier accesses on average (0: no
+     * bound); see hb.h. */
+    uint32_t history_budget;
     /* FSM: add to this set (may be NULL) the granules of every access that raced or was left
      * undecided (all granules of its lane group), or mark it `all` when an undecided verdict
      * came from an event that is not an access. Must outlive the detector. */

@@ -30,6 +30,7 @@
 
 #define MAX_BARRIERS 16u
 #define PAGE_WORDS 64u /* granules per page of access histories (256 bytes of user memory) */
+#define HISTORY_GRACE (1ull << 26) /* comparisons free of the history budget */
 
 /* ---- memory accounting ---- */
 
@@ -181,6 +182,9 @@ struct gr_hb {
     hb_mem own_mem;
     hb_mem *mem;   /* &own_mem, or the parent's for the companion */
     const gr_granule_set *track; /* NULL: every granule */
+    uint32_t history_budget;     /* comparisons per access on average (0: no bound) ... */
+    uint64_t compared, accesses; /* ... counted here */
+    bool too_slow;               /* the budget was passed */
     hb_thread *threads;
     hb_barrier *barriers;  /* nblocks * MAX_BARRIERS */
     uint8_t *block_cta_release;  /* a block-scope release happened in the block */
@@ -194,7 +198,7 @@ struct gr_hb {
     size_t nsyncs, cap_syncs;
 };
 
-static bool failed(const gr_hb *h) { return h->mem->over || h->mem->oom; }
+static bool failed(const gr_hb *h) { return h->mem->over || h->mem->oom || h->too_slow; }
 
 static size_t seg_bytes(const gr_hb *h) { return sizeof(vc_seg) + h->tpb * sizeof(uint32_t); }
 
@@ -627,6 +631,13 @@ static bool limit_error(const gr_hb *h, gr_error *err) {
 
 static bool oom_error(const gr_hb *h, gr_error *err) {
     if (h->mem->over) return limit_error(h, err);
+    if (h->too_slow)
+        return gr_fail(err, GR_ERR_UNSUPPORTED,
+                       "the happens-before detector would compare each access with more than %u "
+                       "earlier ones on average (%llu comparisons for %llu accesses): many "
+                       "threads access the same bytes unordered",
+                       h->history_budget, (unsigned long long)h->compared,
+                       (unsigned long long)h->accesses);
     if (h->mem->oom) return gr_fail(err, GR_ERR_NOMEM, "out of memory in the happens-before detector");
     return true;
 }
@@ -672,7 +683,10 @@ static gr_hb *hb_new(const gr_launch_geometry *geom, bool lockstep, hb_mem *mem,
 gr_hb *gr_hb_create_with(const gr_launch_geometry *geom, bool lockstep, const gr_hb_options *opt,
                          gr_race_fn on_race, void *user, gr_error *err) {
     gr_hb *h = hb_new(geom, lockstep, NULL, opt ? opt->memory_limit : 0, on_race, user, err);
-    if (h && opt) h->track = opt->track_only;
+    if (h && opt) {
+        h->track = opt->track_only;
+        h->history_budget = opt->history_budget;
+    }
     return h;
 }
 
@@ -862,6 +876,7 @@ static bool check_granule(gr_hb *h, hb_cell *c, const hb_acc *nw, const gr_acces
                           uint64_t granule, uint32_t *seen, uint32_t *nseen) {
     hb_acc *v = cell_entries(c);
     bool any_racy = false;
+    h->compared += c->n;
     for (uint32_t i = 0; i < c->n; i++) {
         hb_acc *old = &v[i];
         old->ordered = old->thread == nw->thread || knows(h, nw->thread, old->thread) >= old->clock;
@@ -921,6 +936,11 @@ bool gr_hb_access(gr_hb *h, const gr_access *a, gr_error *err) {
         hb_page *pg = page_for(h, &k, true);
         if (!pg || !check_granule(h, &pg->cells[g / 4 % PAGE_WORDS], &nw, a, g, seen, &nseen))
             return oom_error(h, err);
+    }
+    h->accesses++;
+    if (h->history_budget && h->compared > HISTORY_GRACE + (uint64_t)h->history_budget * h->accesses) {
+        h->too_slow = true;
+        return oom_error(h, err);
     }
 
     /* Release/acquire through this location (keyed by its first byte). */
@@ -1275,6 +1295,7 @@ gr_hb *gr_hb_clone(const gr_hb *src, gr_race_fn on_race, void *user, gr_error *e
     gr_hb *h = hb_new(&src->geom, src->lockstep, NULL, src->mem->limit, on_race, user, err);
     if (!h) return NULL;
     h->track = src->track;
+    h->history_budget = src->history_budget;
     if (!gr_hb_copy(h, src, err)) {
         gr_hb_destroy(h);
         return NULL;

@@ -12,7 +12,8 @@
  *
  * Memory: the detector counts its own allocations. With a limit, an event that would pass it
  * fails with GR_ERR_UNSUPPORTED (gr_hb_over_limit() then says so) and the detector accepts no
- * further events; it never grows past the limit.
+ * further events; it never grows past the limit. Time may be bounded likewise
+ * (gr_hb_options.history_budget).
  * Most users go through detector.h. */
 #ifndef GR_ORACLE_HB_H
 #define GR_ORACLE_HB_H
@@ -33,6 +34,12 @@ typedef struct gr_hb_options {
      * followed in full either way, so the verdicts on these granules are those of a detector
      * that tracks everything. The set must outlive the detector. */
     const gr_granule_set *track_only;
+    /* Compare each access with at most this many earlier ones on average, after the first 2^26
+     * comparisons (0: no bound). Over it an access fails with GR_ERR_UNSUPPORTED, and so does
+     * every later event: a bound on time, in a unit that does not depend on the machine, for
+     * launches where many threads access the same bytes unordered (histories grow with them,
+     * and each access is checked against the whole history). */
+    uint32_t history_budget;
 } gr_hb_options;
 
 /* `opt` may be NULL: no limit, every granule. */

@@ -340,6 +340,7 @@ static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out,
         snapshot_swap(be, &snap);
         gr_detector_options hb = detector_options(L, GR_DETECTOR_HB);
         hb.track_only = &flagged;
+        hb.history_budget = GR_CONFIRM_HISTORY_BUDGET;
         gr_launch_result confirmed;
         gr_error why = GR_ERROR_INIT;
         if (run_once(be, L, &hb, &confirmed, &why)) {
