@@ -30,7 +30,7 @@
 
 #define MAX_BARRIERS 16u
 #define PAGE_WORDS 64u /* granules per page of access histories (256 bytes of user memory) */
-#define HISTORY_GRACE (1ull << 26) /* comparisons free of the history budget */
+#define HISTORY_GRACE (1ull << 26) /* comparisons free of the history budget by default */
 
 /* ---- memory accounting ---- */
 
@@ -111,7 +111,10 @@ typedef struct hb_cell {
     } u;
 } hb_cell;
 
+_Static_assert(PAGE_WORDS == 64, "hb_page.used has one bit per granule");
+
 typedef struct hb_page {
+    uint64_t used; /* bit i: cells[i] holds entries (PAGE_WORDS is 64) */
     hb_cell cells[PAGE_WORDS];
 } hb_page;
 
@@ -183,6 +186,7 @@ struct gr_hb {
     hb_mem *mem;   /* &own_mem, or the parent's for the companion */
     const gr_granule_set *track; /* NULL: every granule */
     uint32_t history_budget;     /* comparisons per access on average (0: no bound) ... */
+    uint64_t history_grace;      /* ... after this many */
     uint64_t compared, accesses; /* ... counted here */
     bool too_slow;               /* the budget was passed */
     hb_thread *threads;
@@ -190,6 +194,7 @@ struct gr_hb {
     uint8_t *block_cta_release;  /* a block-scope release happened in the block */
     loc_map page_map;      /* key: (page index, block, space) */
     hb_page **pages;
+    loc_key *page_keys;    /* pages[i]'s key */
     size_t npages, cap_pages;
     loc_key last_key;      /* the page found last (accesses come in runs) */
     hb_page *last_page;
@@ -498,9 +503,20 @@ static hb_page *page_for(gr_hb *h, const loc_key *k, bool create) {
         if (!create) return NULL;
         if (h->npages == h->cap_pages) {
             size_t cap = h->cap_pages ? h->cap_pages * 2 : 64;
-            hb_page **p = mem_grow(h->mem, h->pages, h->cap_pages, cap, sizeof *p);
-            if (!p) return NULL;
+            hb_page **p = mem_get(h->mem, cap * sizeof *p, false);
+            loc_key *keys = p ? mem_get(h->mem, cap * sizeof *keys, false) : NULL;
+            if (!keys) {
+                mem_put(h->mem, p, cap * sizeof *p);
+                return NULL;
+            }
+            if (h->npages) {
+                memcpy(p, h->pages, h->npages * sizeof *p);
+                memcpy(keys, h->page_keys, h->npages * sizeof *keys);
+            }
+            mem_put(h->mem, h->pages, h->cap_pages * sizeof *p);
+            mem_put(h->mem, h->page_keys, h->cap_pages * sizeof *keys);
             h->pages = p;
+            h->page_keys = keys;
             h->cap_pages = cap;
         }
         hb_page *pg = mem_get(h->mem, sizeof *pg, true);
@@ -510,6 +526,7 @@ static hb_page *page_for(gr_hb *h, const loc_key *k, bool create) {
             mem_put(h->mem, pg, sizeof *pg);
             return NULL;
         }
+        h->page_keys[h->npages] = *k;
         h->pages[h->npages++] = pg;
     }
     h->last_key = *k;
@@ -686,6 +703,7 @@ gr_hb *gr_hb_create_with(const gr_launch_geometry *geom, bool lockstep, const gr
     if (h && opt) {
         h->track = opt->track_only;
         h->history_budget = opt->history_budget;
+        h->history_grace = opt->history_grace ? opt->history_grace : HISTORY_GRACE;
     }
     return h;
 }
@@ -712,6 +730,7 @@ void gr_hb_destroy(gr_hb *h) {
     }
     pages_free(h);
     mem_put(h->mem, h->pages, h->cap_pages * sizeof *h->pages);
+    mem_put(h->mem, h->page_keys, h->cap_pages * sizeof *h->page_keys);
     clear_syncs(h);
     mem_put(h->mem, h->syncs, h->cap_syncs * sizeof *h->syncs);
     map_free(h, &h->page_map);
@@ -934,11 +953,13 @@ bool gr_hb_access(gr_hb *h, const gr_access *a, gr_error *err) {
         nw.bytes = (uint8_t)(((1u << (hi - lo)) - 1u) << (lo - g));
         loc_key k = page_key(a->space, sblock, g);
         hb_page *pg = page_for(h, &k, true);
-        if (!pg || !check_granule(h, &pg->cells[g / 4 % PAGE_WORDS], &nw, a, g, seen, &nseen))
+        uint32_t w = (uint32_t)(g / 4 % PAGE_WORDS);
+        if (!pg || !check_granule(h, &pg->cells[w], &nw, a, g, seen, &nseen))
             return oom_error(h, err);
+        pg->used |= 1ull << w;
     }
     h->accesses++;
-    if (h->history_budget && h->compared > HISTORY_GRACE + (uint64_t)h->history_budget * h->accesses) {
+    if (h->history_budget && h->compared > h->history_grace + (uint64_t)h->history_budget * h->accesses) {
         h->too_slow = true;
         return oom_error(h, err);
     }
@@ -1251,16 +1272,21 @@ bool gr_hb_copy(gr_hb *dst, const gr_hb *src, gr_error *err) {
 
     /* Access histories: dst keeps its pages (emptied), src's are copied into pages of the
      * same keys. */
-    for (size_t p = 0; p < dst->npages; p++)
-        for (uint32_t i = 0; i < PAGE_WORDS; i++) dst->pages[p]->cells[i].n = 0;
-    for (size_t slot = 0; slot < src->page_map.cap; slot++) {
-        if (!src->page_map.vals[slot]) continue;
-        const hb_page *sp = src->pages[src->page_map.vals[slot] - 1];
-        hb_page *dp = page_for(dst, &src->page_map.keys[slot], true);
+    for (size_t p = 0; p < dst->npages; p++) {
+        hb_page *dp = dst->pages[p];
+        for (uint64_t m = dp->used; m; m &= m - 1) dp->cells[__builtin_ctzll(m)].n = 0;
+        dp->used = 0;
+    }
+    for (size_t p = 0; p < src->npages; p++) {
+        const hb_page *sp = src->pages[p];
+        if (!sp->used) continue;
+        hb_page *dp = page_for(dst, &src->page_keys[p], true);
         if (!dp) return oom_error(dst, err);
-        for (uint32_t i = 0; i < PAGE_WORDS; i++)
-            if ((sp->cells[i].n || dp->cells[i].n) && !cell_assign(dst, &dp->cells[i], &sp->cells[i]))
-                return oom_error(dst, err);
+        for (uint64_t m = sp->used; m; m &= m - 1) {
+            uint32_t i = (uint32_t)__builtin_ctzll(m);
+            if (!cell_assign(dst, &dp->cells[i], &sp->cells[i])) return oom_error(dst, err);
+        }
+        dp->used = sp->used;
     }
 
     /* Release locations. */
@@ -1296,6 +1322,7 @@ gr_hb *gr_hb_clone(const gr_hb *src, gr_race_fn on_race, void *user, gr_error *e
     if (!h) return NULL;
     h->track = src->track;
     h->history_budget = src->history_budget;
+    h->history_grace = src->history_grace;
     if (!gr_hb_copy(h, src, err)) {
         gr_hb_destroy(h);
         return NULL;
@@ -1411,8 +1438,8 @@ static void canon_note_all(canon *c, const gr_hb *h) {
         for (uint32_t j = 0; j < h->syncs[i].n; j++)
             canon_note_vc(c, h, plain_vc(&h->syncs[i].e[j].vc));
     for (size_t p = 0; p < h->npages; p++)
-        for (uint32_t w = 0; w < PAGE_WORDS; w++) {
-            const hb_cell *cell = &h->pages[p]->cells[w];
+        for (uint64_t m = h->pages[p]->used; m; m &= m - 1) {
+            const hb_cell *cell = &h->pages[p]->cells[__builtin_ctzll(m)];
             for (uint32_t j = 0; j < cell->n; j++)
                 canon_note(c, ccell_entries(cell)[j].thread, ccell_entries(cell)[j].clock);
         }
@@ -1471,11 +1498,11 @@ typedef struct canon_byte {
 /* The bytes with histories, in key order (as one history per byte would list them). */
 static size_t sorted_bytes(const gr_hb *h, canon_byte *out, size_t cap, bool *overflow) {
     size_t n = 0;
-    for (size_t slot = 0; slot < h->page_map.cap; slot++) {
-        if (!h->page_map.vals[slot]) continue;
-        const loc_key *pk = &h->page_map.keys[slot];
-        const hb_page *pg = h->pages[h->page_map.vals[slot] - 1];
-        for (uint32_t w = 0; w < PAGE_WORDS; w++) {
+    for (size_t p = 0; p < h->npages; p++) {
+        const loc_key *pk = &h->page_keys[p];
+        const hb_page *pg = h->pages[p];
+        for (uint64_t m = pg->used; m; m &= m - 1) {
+            uint32_t w = (uint32_t)__builtin_ctzll(m);
             const hb_cell *cell = &pg->cells[w];
             uint8_t bytes = 0;
             for (uint32_t j = 0; j < cell->n; j++) bytes |= ccell_entries(cell)[j].bytes;

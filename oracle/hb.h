@@ -34,12 +34,13 @@ typedef struct gr_hb_options {
      * followed in full either way, so the verdicts on these granules are those of a detector
      * that tracks everything. The set must outlive the detector. */
     const gr_granule_set *track_only;
-    /* Compare each access with at most this many earlier ones on average, after the first 2^26
-     * comparisons (0: no bound). Over it an access fails with GR_ERR_UNSUPPORTED, and so does
+    /* Compare each access with at most this many earlier ones on average, after the first
+     * `history_grace` comparisons (0: no bound). Over it an access fails with GR_ERR_UNSUPPORTED, and so does
      * every later event: a bound on time, in a unit that does not depend on the machine, for
      * launches where many threads access the same bytes unordered (histories grow with them,
      * and each access is checked against the whole history). */
     uint32_t history_budget;
+    uint64_t history_grace; /* comparisons before the budget applies; 0: 2^26 */
 } gr_hb_options;
 
 /* `opt` may be NULL: no limit, every granule. */
