@@ -36,7 +36,8 @@ gr_detector *gr_detector_create(const gr_launch_geometry *geom, const gr_detecto
     bool lockstep = opt->warp_model == GR_WARP_LOCKSTEP;
     gr_hb_options hb = {.memory_limit = opt->memory_limit, .track_only = opt->track_only,
                         .history_budget = opt->history_budget};
-    if (opt->kind == GR_DETECTOR_HB) d->hb = gr_hb_create_with(geom, lockstep, &hb, collect, d, err);
+    if (opt->kind == GR_DETECTOR_HB)
+        d->hb = gr_hb_create_with(geom, lockstep, &hb, collect, d, err);
     else d->fsm = gr_fsm_create(geom, lockstep, collect, d, err);
     if (!d->hb && !d->fsm) {
         free(d);

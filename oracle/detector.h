@@ -6,7 +6,10 @@
  *   const gr_race_set *races = gr_detector_races(d);   // deduplicated, first example + count
  *   gr_detector_destroy(d);
  *
- * The event contract is in events.h. Semantics: docs/semantics.md. */
+ * The event contract is in events.h. Semantics: docs/semantics.md. The options also bound the
+ * happens-before detector (memory limit, history budget), let it keep histories for a set of
+ * granules only, and let the FSM record the granules of its races and undecided accesses: an
+ * FSM run's flagged set is what a confirming HB run tracks. */
 #ifndef GR_ORACLE_DETECTOR_H
 #define GR_ORACLE_DETECTOR_H
 

@@ -655,7 +655,8 @@ static bool oom_error(const gr_hb *h, gr_error *err) {
                        "threads access the same bytes unordered",
                        h->history_budget, (unsigned long long)h->compared,
                        (unsigned long long)h->accesses);
-    if (h->mem->oom) return gr_fail(err, GR_ERR_NOMEM, "out of memory in the happens-before detector");
+    if (h->mem->oom)
+        return gr_fail(err, GR_ERR_NOMEM, "out of memory in the happens-before detector");
     return true;
 }
 
@@ -686,7 +687,8 @@ static gr_hb *hb_new(const gr_launch_geometry *geom, bool lockstep, hb_mem *mem,
     h->on_race = on_race;
     h->user = user;
     h->threads = mem_get(h->mem, (size_t)h->nthreads * sizeof *h->threads, true);
-    h->barriers = h->threads ? mem_get(h->mem, (size_t)h->nblocks * MAX_BARRIERS * sizeof *h->barriers, true) : NULL;
+    size_t nbarriers = (size_t)h->nblocks * MAX_BARRIERS;
+    h->barriers = h->threads ? mem_get(h->mem, nbarriers * sizeof *h->barriers, true) : NULL;
     h->block_cta_release = h->barriers ? mem_get(h->mem, h->nblocks, true) : NULL;
     if (!h->block_cta_release) {
         oom_error(h, err);
@@ -959,7 +961,8 @@ bool gr_hb_access(gr_hb *h, const gr_access *a, gr_error *err) {
         pg->used |= 1ull << w;
     }
     h->accesses++;
-    if (h->history_budget && h->compared > h->history_grace + (uint64_t)h->history_budget * h->accesses) {
+    if (h->history_budget &&
+        h->compared > h->history_grace + (uint64_t)h->history_budget * h->accesses) {
         h->too_slow = true;
         return oom_error(h, err);
     }
@@ -974,7 +977,8 @@ bool gr_hb_access(gr_hb *h, const gr_access *a, gr_error *err) {
             if (acq && sync_acquire(h, &th->vc, s, block, scope)) th->version++;
             /* A later fence of scope >= sc acquires what this strong read saw. */
             hb_fences *f = fences_of(h, t);
-            for (uint8_t sc = 0; f && sc <= scope; sc++) sync_acquire(h, &f->pending[sc], s, block, sc);
+            for (uint8_t sc = 0; f && sc <= scope; sc++)
+                sync_acquire(h, &f->pending[sc], s, block, sc);
         }
         if (acq && scope == 0) th->cta_acquire = 1;
         th->strong_read = 1;
@@ -1233,7 +1237,10 @@ bool gr_hb_copy(gr_hb *dst, const gr_hb *src, gr_error *err) {
     if (!same_shape(dst, src))
         return gr_fail(err, GR_ERR_INTERNAL,
                        "copying a happens-before detector into one of another launch shape");
+    if (failed(src)) return oom_error(src, err);
     if (failed(dst)) return oom_error(dst, err);
+    dst->compared = src->compared;
+    dst->accesses = src->accesses;
     for (uint32_t t = 0; t < src->nthreads; t++) {
         const hb_thread *s = &src->threads[t];
         hb_thread *d = &dst->threads[t];
@@ -1293,12 +1300,14 @@ bool gr_hb_copy(gr_hb *dst, const gr_hb *src, gr_error *err) {
     for (size_t i = src->nsyncs; i < dst->nsyncs; i++) sync_free(dst, &dst->syncs[i]);
     if (dst->nsyncs > src->nsyncs) dst->nsyncs = src->nsyncs;
     if (dst->cap_syncs < src->nsyncs) {
-        sync_obj *syncs = mem_grow(dst->mem, dst->syncs, dst->cap_syncs, src->nsyncs, sizeof *syncs);
+        sync_obj *syncs =
+            mem_grow(dst->mem, dst->syncs, dst->cap_syncs, src->nsyncs, sizeof *syncs);
         if (!syncs) return oom_error(dst, err);
         dst->syncs = syncs;
         dst->cap_syncs = src->nsyncs;
     }
-    for (size_t i = dst->nsyncs; i < src->nsyncs; i++) memset(&dst->syncs[i], 0, sizeof dst->syncs[i]);
+    for (size_t i = dst->nsyncs; i < src->nsyncs; i++)
+        memset(&dst->syncs[i], 0, sizeof dst->syncs[i]);
     dst->nsyncs = src->nsyncs;
     for (size_t i = 0; i < src->nsyncs; i++)
         if (!sync_assign(dst, &dst->syncs[i], &src->syncs[i])) return oom_error(dst, err);

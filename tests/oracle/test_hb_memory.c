@@ -41,7 +41,8 @@ static void barrier(feeder *f, uint32_t block) {
     gr_event arrive = {.type = GR_EV_BARRIER_ARRIVE};
     arrive.u.arrive.waits = true;
     for (uint32_t w = 0; w < WARPS && !f->failed; w++)
-        f->failed = !gr_detector_feed_lanes(f->d, &arrive, UINT32_MAX, block * TPB + w * WS, &f->err);
+        f->failed =
+            !gr_detector_feed_lanes(f->d, &arrive, UINT32_MAX, block * TPB + w * WS, &f->err);
     gr_event done = {.type = GR_EV_BARRIER_COMPLETE};
     done.u.complete.block = block;
     if (!f->failed) f->failed = !gr_detector_feed(f->d, &done, &f->err);
@@ -54,7 +55,8 @@ static bool feed_launch(feeder *f) {
         for (uint32_t w = 0; w < WARPS; w++) {
             warp_access(f, b, w, UINT32_MAX, GR_SPACE_GLOBAL, GR_ACCESS_READ, I_LOAD_IN, IN_BASE,
                         (uint64_t)b * TPB + w * WS);
-            warp_access(f, b, w, UINT32_MAX, GR_SPACE_SHARED, GR_ACCESS_WRITE, I_STORE_S, 0, w * WS);
+            warp_access(f, b, w, UINT32_MAX, GR_SPACE_SHARED, GR_ACCESS_WRITE, I_STORE_S, 0,
+                        w * WS);
         }
         barrier(f, b);
         for (uint32_t d = TPB / 2; d > 0; d /= 2)
@@ -62,7 +64,8 @@ static bool feed_launch(feeder *f) {
                 uint32_t first = w * WS;
                 if (first >= d) continue;
                 uint32_t mask = d - first >= WS ? UINT32_MAX : (1u << (d - first)) - 1;
-                warp_access(f, b, w, mask, GR_SPACE_SHARED, GR_ACCESS_READ, I_LOAD_HI, 0, first + d);
+                warp_access(f, b, w, mask, GR_SPACE_SHARED, GR_ACCESS_READ, I_LOAD_HI, 0,
+                            first + d);
                 warp_access(f, b, w, mask, GR_SPACE_SHARED, GR_ACCESS_READ, I_LOAD_LO, 0, first);
                 warp_access(f, b, w, mask, GR_SPACE_SHARED, GR_ACCESS_WRITE, I_STORE_SUM, 0, first);
             }
