@@ -348,9 +348,35 @@ static void vc_free(gr_hb *h, vclock *v) {
     memset(v, 0, sizeof *v);
 }
 
+/* Whether a and b hold the same segments (then they are equal). */
+static bool vc_same(const vclock *a, const vclock *b) {
+    if (a->n != b->n) return false;
+    for (uint32_t k = 0; k < a->n; k++)
+        if (cents(a)[k].block != cents(b)[k].block || cents(a)[k].seg != cents(b)[k].seg)
+            return false;
+    return true;
+}
+
 /* dst = src, sharing src's segments. */
 static void vc_copy(gr_hb *h, vclock *dst, const vclock *src) {
     if (dst == src) return;
+    if (dst->n == src->n) {
+        /* The same blocks (the common case: lanes and waiters taking a join they were part
+         * of): swap segments in place. */
+        vc_ent *d = ents(dst);
+        const vc_ent *e = cents(src);
+        uint32_t k = 0;
+        while (k < src->n && d[k].block == e[k].block) k++;
+        if (k == src->n) {
+            for (k = 0; k < src->n; k++)
+                if (d[k].seg != e[k].seg) {
+                    e[k].seg->refs++;
+                    seg_unref(h, d[k].seg);
+                    d[k].seg = e[k].seg;
+                }
+            return;
+        }
+    }
     vc_clear(h, dst);
     for (uint32_t k = 0; k < src->n; k++) {
         vc_ent e = cents(src)[k];
@@ -1030,10 +1056,30 @@ static void warp_sync(gr_hb *h, uint32_t block, uint32_t warp, uint32_t mask) {
     uint32_t base = block * h->tpb + warp * h->ws;
     uint32_t lanes = h->ws;
     if (warp * h->ws + lanes > h->tpb) lanes = h->tpb - warp * h->ws;
+    mask &= lanes < 32 ? (1u << lanes) - 1 : UINT32_MAX;
+    if (!mask) return;
     vclock joined;
     memset(&joined, 0, sizeof joined);
+    /* Lanes mostly share their clock (since the last barrier or warp sync): join each distinct
+     * one once, then raise every lane's own entry in the block's segment. */
+    const vclock *first = &h->threads[base + (uint32_t)__builtin_ctz(mask)].vc;
+    vc_copy(h, &joined, first);
     for (uint32_t l = 0; l < lanes; l++)
-        if (mask >> l & 1u) join_thread_into(h, &joined, base + l);
+        if ((mask >> l & 1u) && !vc_same(&h->threads[base + l].vc, first))
+            vc_join(h, &joined, &h->threads[base + l].vc);
+    bool found;
+    uint32_t pos = vc_find(&joined, block, &found);
+    vc_seg *seg = NULL;
+    if (found) {
+        seg = seg_writable(h, &ents(&joined)[pos]);
+    } else if ((seg = seg_new(h)) && !vc_insert(h, &joined, pos, block, seg)) {
+        seg = NULL;
+    }
+    for (uint32_t l = 0; seg && l < lanes; l++)
+        if (mask >> l & 1u) {
+            uint32_t i = base % h->tpb + l, own = h->threads[base + l].own;
+            if (seg->c[i] < own) seg->c[i] = own;
+        }
     /* The join holds at least what each lane knows: each lane takes it as it is. */
     for (uint32_t l = 0; l < lanes && !failed(h); l++) {
         if (!(mask >> l & 1u)) continue;
