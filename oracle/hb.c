@@ -147,6 +147,7 @@ typedef struct hb_thread {
     uint8_t strong_read;  /* performed a strong read (a later fence may acquire) */
     uint8_t cta_acquire;  /* performed a block-scope acquire (for the scoped diagnosis) */
     uint8_t exited;
+    uint8_t settled;      /* exited, and a warp sync since passed on all it did (lockstep) */
 } hb_thread;
 
 typedef struct hb_waiter {
@@ -652,6 +653,7 @@ static void reset_all(gr_hb *h) {
         th->cta_acquire = 0;
         th->strong_read = 0;
         th->exited = 0;
+        th->settled = 0;
         th->own = 1;
         th->version = 0;
     }
@@ -822,6 +824,7 @@ static void start_widened(gr_hb *h) {
         dst->strong_read = src->strong_read;
         dst->cta_acquire = src->cta_acquire;
         dst->exited = src->exited;
+        dst->settled = src->settled;
     }
     for (uint32_t i = 0; i < h->nblocks * MAX_BARRIERS; i++) {
         const hb_barrier *src = &h->barriers[i];
@@ -1057,6 +1060,13 @@ static void warp_sync(gr_hb *h, uint32_t block, uint32_t warp, uint32_t mask) {
     uint32_t lanes = h->ws;
     if (warp * h->ws + lanes > h->tpb) lanes = h->tpb - warp * h->ws;
     mask &= lanes < 32 ? (1u << lanes) - 1 : UINT32_MAX;
+    /* Lanes that exited and whose last clock a sync since passed on (lockstep steps include
+     * exited lanes) can add nothing: what they knew and did is in every lane's clock already,
+     * and they have no events left to order. */
+    for (uint32_t m = mask; m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(m);
+        if (h->threads[base + l].settled) mask &= ~(1u << l);
+    }
     if (!mask) return;
     vclock joined;
     memset(&joined, 0, sizeof joined);
@@ -1083,9 +1093,11 @@ static void warp_sync(gr_hb *h, uint32_t block, uint32_t warp, uint32_t mask) {
     /* The join holds at least what each lane knows: each lane takes it as it is. */
     for (uint32_t l = 0; l < lanes && !failed(h); l++) {
         if (!(mask >> l & 1u)) continue;
-        vc_copy(h, &h->threads[base + l].vc, &joined);
-        h->threads[base + l].version++;
+        hb_thread *th = &h->threads[base + l];
+        vc_copy(h, &th->vc, &joined);
+        th->version++;
         tick(h, base + l);
+        if (th->exited) th->settled = 1;
     }
     vc_free(h, &joined);
 }
@@ -1309,6 +1321,7 @@ bool gr_hb_copy(gr_hb *dst, const gr_hb *src, gr_error *err) {
         d->strong_read = s->strong_read;
         d->cta_acquire = s->cta_acquire;
         d->exited = s->exited;
+        d->settled = s->settled;
     }
     for (uint32_t i = 0; i < src->nblocks * MAX_BARRIERS; i++) {
         const hb_barrier *s = &src->barriers[i];
@@ -1592,7 +1605,7 @@ static void canon_put_sync(canon *c, const gr_hb *h, bool *overflow) {
         const hb_thread *th = &h->threads[t];
         canon_put(c, (uint64_t)th->has_fence[0] | (uint64_t)th->has_fence[1] << 1 |
                          (uint64_t)th->strong_read << 2 | (uint64_t)th->cta_acquire << 3 |
-                         (uint64_t)th->exited << 4);
+                         (uint64_t)th->exited << 4 | (uint64_t)th->settled << 5);
         canon_put_vc(c, h, thread_vc(h, t));
         for (int sc = 0; sc < 2; sc++) {
             canon_put_vc(c, h, fence_vc(h, t, sc));
