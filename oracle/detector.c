@@ -7,8 +7,7 @@
 
 struct gr_detector {
     gr_detector_options opt;
-    gr_launch_geometry geom;
-    uint32_t tpb;
+    uint32_t tpb; /* threads per block: a shared granule's block */
     gr_fsm *fsm;
     gr_hb *hb;
     gr_race_set races;
@@ -31,7 +30,6 @@ gr_detector *gr_detector_create(const gr_launch_geometry *geom, const gr_detecto
         return NULL;
     }
     d->opt = *opt;
-    d->geom = *geom;
     d->tpb = gr_geom_threads_per_block(geom);
     bool lockstep = opt->warp_model == GR_WARP_LOCKSTEP;
     gr_hb_options hb = {.memory_limit = opt->memory_limit, .track_only = opt->track_only,

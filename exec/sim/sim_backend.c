@@ -179,7 +179,8 @@ static bool validate(sim_run *r, const gr_launch *L, gr_error *err) {
 }
 
 /* Detector hooks that stop the launch once the detector rejected an event (the happens-before
- * detector at its memory limit): the rest of the run could not change the outcome. */
+ * detector at its memory limit or history budget): the rest of the run could not change the
+ * outcome. */
 typedef struct stopping_hooks {
     gr_exec_hooks hooks;
     const gr_exec_hooks *inner;
@@ -315,8 +316,8 @@ static gr_detector_options detector_options(const gr_launch *L, gr_detector_kind
 /* The FSM first; when it reports a race or leaves an access undecided, the same launch again
  * from the same memory under happens-before, tracking the granules the FSM flagged (see
  * gr_confirm_mode). The schedule is a pure function of the launch, so both runs execute the
- * same interleaving and leave the same memory. When the second run fails (its memory limit),
- * the FSM's result and memory stand, marked as not confirmed. */
+ * same interleaving and leave the same memory. When the second run fails (its memory limit or
+ * history budget), the FSM's result and memory stand, marked as not confirmed. */
 static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out, gr_error *err) {
     sim_backend *be = (sim_backend *)b;
     memset(out, 0, sizeof *out);
