@@ -1,6 +1,6 @@
 /* gpurace check FILE --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES] [--arg NAME=VALUE]...
  *               [--schedule S] [--backend auto|sim] [--detector auto|fsm|hb|none]
- *               [--warp-model its|lockstep] [--step-budget N] [--json F]
+ *               [--warp-model its|lockstep] [--step-budget N] [--memory-limit MB] [--json F]
  *               [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]
  *               [--oracle-schedules LIST] [--no-access-filter]
  *
@@ -64,6 +64,7 @@ typedef struct check_options {
     cli_report_options report;
     cli_oracle_options oracle;
     const char *step_budget;
+    const char *memory_limit;
     named_value args[CHECK_MAX_ARGS];
     int nargs;
     /* buffers the command line gave no length for: their lengths are an assumption, which
@@ -593,6 +594,16 @@ static int report_result(const check_options *o, const cli_source_options *src,
              "the lengths of %s were assumed (one element per thread or per the largest integer "
              "argument): give them with --arg NAME=buffer(TYPE,COUNT)",
              o->assumed);
+    if (added && res->confirm_skipped) {
+        /* the FSM never reports a false race, but its partner may be a summary's */
+        char unconfirmed[400];
+        snprintf(unconfirmed, sizeof unconfirmed,
+                 "found by the shadow FSM, not confirmed by the happens-before detector: %s",
+                 res->confirm_note);
+        for (size_t i = 0; i < rep.nfindings; i++)
+            if (rep.findings[i].cls == GR_REPORT_RACE && !rep.findings[i].note)
+                rep.findings[i].note = gr_report_strdup(&rep, unconfirmed);
+    }
     for (size_t i = 0; added && o->assumed[0] && i < rep.nfindings; i++)
         if (rep.findings[i].cls == GR_REPORT_OUT_OF_BOUNDS) {
             rep.findings[i].severity = GR_SEVERITY_WARNING;
@@ -691,6 +702,11 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     if (o->step_budget &&
         !cli_parse_uint_flag("--step-budget", o->step_budget, 0, UINT64_MAX, &L.step_budget, err))
         return -1;
+    if (o->memory_limit) {
+        if (!cli_parse_uint_flag("--memory-limit", o->memory_limit, 1, 0xffffffffu, &v, err))
+            return -1;
+        L.memory_limit_mb = (uint32_t)v;
+    }
     const char *backend = o->backend ? o->backend : "auto";
     if (strcmp(backend, "sim") != 0 && strcmp(backend, "auto") != 0 && strcmp(backend, "gpu") != 0)
         return gr_fail(err, GR_ERR_USAGE, "--backend must be auto, gpu or sim, not '%s'", backend),
@@ -791,6 +807,9 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     L.args = largs;
     L.nargs = k->nparams;
     if (!gr_backend_launch(be, &L, &res, err)) goto done;
+    if (res.confirm_skipped)
+        fprintf(stderr, "check: race findings of the shadow FSM, not confirmed by the "
+                        "happens-before detector: %s\n", res.confirm_note);
     if (!o->schedule && !on_gpu && L.detect && res.status == GR_EXEC_OK && !has_race(&res) &&
         schedule_sensitive(l.module)) {
         /* the same inputs under a few more schedules (see extra_schedules) */
@@ -890,6 +909,7 @@ int cmd_check(int argc, char **argv) {
         {"--detector", CLI_VALUE, &o.detector, NULL},
         {"--warp-model", CLI_VALUE, &o.warp_model, NULL},
         {"--step-budget", CLI_VALUE, &o.step_budget, NULL},
+        {"--memory-limit", CLI_VALUE, &o.memory_limit, NULL},
         CLI_REPORT_OPT_SPECS(&o.report),
         {"--input", CLI_VALUE, &o.input, NULL},
         {"--spec", CLI_VALUE, &o.spec, NULL},
