@@ -831,6 +831,7 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
             gr_launch_result_free(&other);
         }
     }
+    if (res.starved_note[0]) fprintf(stderr, "check: note: %s\n", res.starved_note);
     sm = ptx_srcmap_new(l.module);
     if (sm && l.source && src->file) ptx_srcmap_set_file_text(sm, src->file, l.source, strlen(l.source));
     if (res.printf_output && res.printf_len) fputs(res.printf_output, stdout);
