@@ -148,5 +148,34 @@ unpack $clean "$work/clean-fork/corpus"
 run $clean "$work/clean-fork" -fork=2 -max_total_time=3 -seed=3 "$work/clean-fork/corpus"
 expect_clean "$clean -fork=2" "$work/clean-fork" $?
 
+# ---- gpurace fuzz --jobs 2: one shared corpus, merged, that the engine and replay take -------
+fz="$work/fuzz-jobs"
+mkdir -p "$fz"
+(cd "$SRC/sample" && gpurace fuzz kernels/scan_double_buffered.cu --spec specs/scan_double_buffered.json \
+   --jobs 2 --runs 2000 --seed 5 --corpus "$fz/corpus") > "$fz/fuzz.log" 2>&1
+status=$?
+[ $status -eq 0 ] && grep -q "merged the shared corpus" "$fz/fuzz.log" &&
+  pass "gpurace fuzz --jobs 2 merged its shared corpus" ||
+  { tail -10 "$fz/fuzz.log"; fail "gpurace fuzz --jobs 2 (status $status)"; }
+run $clean "$fz" -runs=0 "$fz/corpus"
+status=$?
+[ $status -eq 0 ] && grep -q "INITED" "$fz/log" && ! grep -q "INITED.* corp: 0/" "$fz/log" &&
+  pass "the built target loads gpurace fuzz's corpus" ||
+  { tail -10 "$fz/log"; fail "the built target on gpurace fuzz's corpus (status $status)"; }
+(cd "$SRC/sample" && gpurace replay kernels/scan_double_buffered.cu --spec specs/scan_double_buffered.json \
+   "$fz/corpus") > "$fz/replay.log" 2>&1
+[ $? -eq 0 ] && grep -q "genomes run, 0 with findings" "$fz/replay.log" &&
+  pass "gpurace replay re-runs gpurace fuzz's corpus" ||
+  { tail -5 "$fz/replay.log"; fail "gpurace replay of gpurace fuzz's corpus"; }
+(cd "$SRC/sample" && gpurace fuzz kernels/scan_inplace.cu --spec specs/scan_inplace.json --jobs 2 \
+   --runs 2000 --seed 5 --stop-on-first --corpus "$fz/racy") > "$fz/fuzz-racy.log" 2>&1
+status=$?
+(cd "$SRC/sample" && gpurace replay kernels/scan_inplace.cu --spec specs/scan_inplace.json \
+   "$fz/racy") > "$fz/replay-racy.log" 2>&1
+rstatus=$?
+[ $status -eq 1 ] && [ $rstatus -eq 1 ] && ls "$fz"/racy/findings/race-*.json > /dev/null 2>&1 &&
+  pass "gpurace fuzz --jobs 2 found the race; gpurace replay of its corpus folder exits 1" ||
+  { tail -5 "$fz/fuzz-racy.log" "$fz/replay-racy.log"; fail "racy gpurace fuzz --jobs 2 ($status, replay $rstatus)"; }
+
 echo "$passes passed, $failures failed"
 [ $failures -eq 0 ]
