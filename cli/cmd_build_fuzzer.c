@@ -365,7 +365,10 @@ static bool build_one(const cli_loaded *l, const cli_source_options *src, const 
                         "prints it):\n%s", k->name, src->file, gr_strbuf_cstr(&a));
         gr_strbuf_free(&a);
     }
-    char spec_name[PATH_MAX] = "the spec gpurace inferred";
+    char spec_name[PATH_MAX + 128];
+    /* an inferred spec is an assumption the finding depends on: the target says so */
+    snprintf(spec_name, sizeof spec_name, "the spec gpurace inferred from the signature (an "
+             "assumption; gpurace info %s --spec prints it)", src->file);
     if (ok && spec_path && !realpath(spec_path, spec_name)) snprintf(spec_name, sizeof spec_name, "%s", spec_path);
     if (ok) {
         csrc = generated_source(l, src->file, k, gr_strbuf_cstr(&json), spec_name);

@@ -70,13 +70,20 @@ static const command commands[] = {
      "assumptions are printed). Each new finding is minimized and saved as a witness and a .cu\n"
      "reproducer under --findings; the search goes on unless --stop-on-first. --time defaults to\n"
      "60 seconds. --oracle seqcmp adds manifests to saved findings, makes output divergence a\n"
-     "search feature and saves nondeterministic output without a detected race as a finding.\n"},
+     "search feature and saves nondeterministic output without a detected race as a finding.\n"
+     "--jobs N workers share one corpus folder (each reloads the others' inputs); with --corpus\n"
+     "and N > 1 it is merged at the end as libFuzzer -merge=1 does (inputs that add no feature\n"
+     "are removed). The folder is libFuzzer's layout (a genome a file): build-fuzzer --seeds and\n"
+     "fuzzing engines take it, and replay re-runs it.\n"},
     {"replay", cmd_replay,
      "gpurace replay FILE WITNESS|DIR [--json F] [--sarif F] [--force] [--spec F]\n"
      "              [--oracle seqcmp|twopass|none] [--reference NAME] [--step-budget N]",
      "Re-runs saved witnesses (one file, or every witness of a findings folder) and reports what\n"
      "still reproduces: the regression mode for CI. --force runs a witness recorded for another\n"
-     "version of the kernel. --oracle runs the value oracle on each witness's input (see check).\n"},
+     "version of the kernel. --oracle runs the value oracle on each witness's input (see check).\n"
+     "Genome files (names without an extension: a corpus folder's entries, a fuzzing engine's\n"
+     "crash-SHA1 files) are decoded under the spec (--spec: the one the search used; else the\n"
+     "inferred one) and run too, each finding reported once.\n"},
     {"minimize", cmd_minimize, "gpurace minimize FILE WITNESS [-o OUT]",
      "Shrinks a witness (fewer blocks and threads, smaller values, simplest schedule) while its\n"
      "finding still reproduces, and writes it to OUT (default WITNESS.min.json).\n"},

@@ -204,11 +204,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     gr_launch_result res;
     gr_error err = GR_ERROR_INIT;
     if (!gr_runner_run(s->runner, &in, &res, &err)) {
-        /* a launch the simulator cannot run at all is gpurace's failure, not a finding: the
-         * engine must see it rather than a quiet pass */
-        fprintf(stderr, "gpurace: the launch could not run: %s\n", err.message ? err.message : "?");
+        /* a launch this input asks for that cannot be made (as gpurace fuzz, the input is
+         * rejected); a failure of gpurace itself must reach the engine, never pass quietly */
+        bool ours = err.status == GR_ERR_INTERNAL || err.status == GR_ERR_NOMEM ||
+                    err.status == GR_ERR_UNSUPPORTED;
+        if (ours) {
+            fprintf(stderr, "gpurace: the launch could not run (an error of gpurace, not a finding "
+                            "in the kernel): %s\n", err.message ? err.message : "?");
+            abort();
+        }
         gr_error_clear(&err);
-        abort();
+        gr_input_free(&in);
+        return -1;
     }
     gr_feedback_fill(g_counters, sizeof g_counters, &in, &res);
     if (res.nfindings > 0) {
@@ -216,6 +223,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         uint64_t sig = gr_search_signature(f);
         print_findings(&in, &res);
         char path[4096];
+        /* what the finding depends on: the launch comes from the spec */
+        fprintf(stderr, "  = spec: %s\n", gr_ft_spec_name);
         if (save_witness(&in, &res, sig, path, sizeof path))
             fprintf(stderr, "  = witness: %s (gpurace replay %s %s)\n", path, gr_ft_file, path);
         char kind[64];
