@@ -177,5 +177,33 @@ rstatus=$?
   pass "gpurace fuzz --jobs 2 found the race; gpurace replay of its corpus folder exits 1" ||
   { tail -5 "$fz/fuzz-racy.log" "$fz/replay-racy.log"; fail "racy gpurace fuzz --jobs 2 ($status, replay $rstatus)"; }
 
+# ---- build-fuzzer: one target per kernel, and clear errors -----------------------------------
+mk="$work/multi"
+mkdir -p "$mk"
+cat > "$mk/two.cu" <<'CU'
+__global__ void fill_ones(float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = 1.0f;
+}
+__global__ void copy_shifted(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i + 1 < n) out[i] = in[i + 1];
+}
+CU
+gpurace build-fuzzer "$mk/two.cu" -o "$mk/t" > "$mk/log" 2>&1 &&
+  [ -x "$mk/t_fill_ones" ] && [ -x "$mk/t_copy_shifted" ] && [ -s "$mk/t_copy_shifted.options" ] &&
+  pass "build-fuzzer: one target per kernel of a file" ||
+  { cat "$mk/log"; fail "build-fuzzer with two kernels"; }
+GPURACE_FUZZER_LIB="$mk/nowhere" gpurace build-fuzzer "$mk/two.cu" --kernel fill_ones -o "$mk/x" > "$mk/log2" 2>&1
+status=$?
+[ $status -ne 0 ] && [ $status -ne 1 ] && grep -q "no fuzzer-link.txt" "$mk/log2" && [ ! -e "$mk/x" ] &&
+  pass "build-fuzzer: missing libraries are an error naming them" ||
+  { cat "$mk/log2"; fail "build-fuzzer without its libraries (status $status)"; }
+CC="$mk/no-such-clang" gpurace build-fuzzer "$mk/two.cu" --kernel fill_ones -o "$mk/y" > "$mk/log3" 2>&1
+status=$?
+[ $status -ne 0 ] && [ $status -ne 1 ] && grep -q "no-such-clang' is not found" "$mk/log3" && [ ! -e "$mk/y" ] &&
+  pass "build-fuzzer: a missing compiler is an error naming it" ||
+  { cat "$mk/log3"; fail "build-fuzzer without a compiler (status $status)"; }
+
 echo "$passes passed, $failures failed"
 [ $failures -eq 0 ]
