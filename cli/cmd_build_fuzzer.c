@@ -81,6 +81,7 @@ static char *find_program(const char *name) {
     if (!path) path = "/usr/bin:/bin";
     char *copy = strdup(path);
     char *result = NULL;
+    if (!copy) return NULL;
     for (char *save = NULL, *d = strtok_r(copy, ":", &save); d && !result;
          d = strtok_r(NULL, ":", &save)) {
         char full[PATH_MAX];
@@ -244,6 +245,8 @@ static bool write_seeds(const char *path, const gr_codec *codec, const gr_kernel
         if (!ok) gr_error_wrap(err, "--seeds");
     }
     for (int i = 0; ok && listed && i < list.ngenomes; i++) {
+        const char *base = strrchr(list.genomes[i], '/');
+        if (strchr(base ? base + 1 : list.genomes[i], '.')) continue; /* genomes have no extension */
         size_t len = 0;
         char *data = gr_read_file_kind(list.genomes[i], GR_FILE_DATA, &len, err);
         ok = data && add_seed(&z, seen, &nseen, MAX_SEEN, (const uint8_t *)data, len, err);

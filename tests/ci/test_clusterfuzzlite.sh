@@ -194,6 +194,13 @@ gpurace build-fuzzer "$mk/two.cu" -o "$mk/t" > "$mk/log" 2>&1 &&
   [ -x "$mk/t_fill_ones" ] && [ -x "$mk/t_copy_shifted" ] && [ -s "$mk/t_copy_shifted.options" ] &&
   pass "build-fuzzer: one target per kernel of a file" ||
   { cat "$mk/log"; fail "build-fuzzer with two kernels"; }
+(cd "$SRC/sample" && gpurace build-fuzzer kernels/scan_double_buffered.cu --spec specs/scan_double_buffered.json \
+   --seeds "$fz/corpus" -o "$mk/seeded") > "$mk/log1" 2>&1
+in_corpus=$(ls "$fz/corpus" | grep -vc '\.')
+in_zip=$(python3 -c "import sys,zipfile; print(len(zipfile.ZipFile(sys.argv[1]).namelist()))" "$mk/seeded_seed_corpus.zip" 2>/dev/null || echo 0)
+[ "$in_zip" -gt 8 ] && [ "$in_zip" -le $((in_corpus + 8)) ] &&
+  pass "build-fuzzer --seeds packs gpurace fuzz's corpus ($in_zip seeds)" ||
+  { cat "$mk/log1"; fail "build-fuzzer --seeds ($in_zip seeds, $in_corpus in the corpus)"; }
 GPURACE_FUZZER_LIB="$mk/nowhere" gpurace build-fuzzer "$mk/two.cu" --kernel fill_ones -o "$mk/x" > "$mk/log2" 2>&1
 status=$?
 [ $status -ne 0 ] && [ $status -ne 1 ] && grep -q "no fuzzer-link.txt" "$mk/log2" && [ ! -e "$mk/x" ] &&
