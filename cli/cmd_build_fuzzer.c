@@ -61,11 +61,10 @@ static bool find_fuzzer_libs(char *dir, size_t n, gr_error *err) {
     if (slash) *slash = '\0';
     const char *rel[] = {"lib/gpurace/fuzzer", "../lib/gpurace/fuzzer"};
     for (int i = 0; i < 2; i++) {
-        snprintf(probe, sizeof probe, "%s/%s/fuzzer-link.txt", exe, rel[i]);
-        if (stat(probe, &st) == 0) {
-            snprintf(dir, n, "%s/%s", exe, rel[i]);
-            return true;
-        }
+        int w = snprintf(probe, sizeof probe, "%s/%s/fuzzer-link.txt", exe, rel[i]);
+        if (w < 0 || (size_t)w >= sizeof probe || stat(probe, &st) != 0) continue;
+        w = snprintf(dir, n, "%s/%s", exe, rel[i]);
+        if (w >= 0 && (size_t)w < n) return true;
     }
     return gr_fail(err, GR_ERR_UNSUPPORTED,
                    "gpurace's fuzz target libraries are not installed (looked in %s/%s and %s/%s; "
