@@ -13,6 +13,12 @@ typedef struct command {
     const char *help;
 } command;
 
+static const char several_files_help[] =
+    "Several FILEs are one program (FILE...): the first is the kernel's own file, the others are\n"
+    "linked in. Each is compiled with relocatable device code and their PTX is linked, so a\n"
+    "kernel can call __device__ functions and use __device__ variables of the other files:\n"
+    "  gpurace check kernel.cu helpers.cu --kernel k --grid 4 --block 128\n";
+
 static const char source_options_help[] =
     "  --kernel K           the kernel to use when FILE defines several\n"
     "  --source-faithful    compile with -G: every source-level access stays in the PTX,\n"
@@ -22,24 +28,24 @@ static const char source_options_help[] =
     "  -I DIR, -D NAME[=V]  include directories and macro definitions for the compiler\n";
 
 static const command commands[] = {
-    {"info", cmd_info, "gpurace info FILE [--kernel K] [--spec]",
+    {"info", cmd_info, "gpurace info FILE... [--kernel K] [--spec]",
      "Lists the kernels FILE defines with their parameters (names and C types), static and\n"
      "dynamic shared memory, entry attributes and instruction counts. With --spec, prints the\n"
      "spec gpurace infers for the kernel (launch ranges, scalar ranges, buffer sizes) as JSON to\n"
      "edit and pass to fuzz with --spec F; the assumptions go to standard error.\n"},
-    {"ptx", cmd_ptx, "gpurace ptx FILE [--instrument] [--source-faithful] [-o OUT]",
+    {"ptx", cmd_ptx, "gpurace ptx FILE... [--instrument] [--source-faithful] [-o OUT]",
      "Prints the PTX gpurace analyses, printed back from its IR. With --instrument, every\n"
      "global/shared/generic memory access, barrier, warp synchronization, fence, warp\n"
      "collective and thread exit carries a call to a gpurace hook; a summary of the hooks goes\n"
      "to standard error (--quiet leaves it out). -o writes to a file instead of stdout.\n"},
     {"check", cmd_check,
-     "gpurace check FILE [--kernel K] --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES]\n"
+     "gpurace check FILE... [--kernel K] --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES]\n"
      "              [--arg NAME=VALUE]... [--schedule S] [--backend auto|sim]\n"
      "              [--detector auto|fsm|hb] [--warp-model its|lockstep] [--json F] [--sarif F]\n"
      "              [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]\n"
      "              [--oracle-schedules LIST] [--step-budget N] [--memory-limit MB]\n"
-     "       gpurace check FILE --spec F [--oracle ...] [--json F] [--sarif F]\n"
-     "       gpurace check FILE --input WITNESS [--force] [--step-budget N] [--json F] [--sarif F]",
+     "       gpurace check FILE... --spec F [--oracle ...] [--json F] [--sarif F]\n"
+     "       gpurace check FILE... --input WITNESS [--force] [--step-budget N] [--json F] [--sarif F]",
      "Runs one launch of the kernel under the race detector and reports every finding (data\n"
      "race, barrier divergence, out-of-bounds access, hang, fault) with its source lines.\n"
      "--arg NAME=VALUE sets a scalar, or a buffer as buffer(TYPE,COUNT[,INIT]) with INIT one of\n"
@@ -58,7 +64,7 @@ static const command commands[] = {
      "gets one element per thread (or per the largest integer argument), and out-of-bounds\n"
      "findings past such a buffer are warnings that say so.\n"},
     {"fuzz", cmd_fuzz,
-     "gpurace fuzz FILE [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
+     "gpurace fuzz FILE... [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
      "             [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]\n"
      "             [--json F] [--sarif F] [--oracle seqcmp|none] [--reference NAME]\n"
      "             [-- libFuzzer flags]",
@@ -69,18 +75,20 @@ static const command commands[] = {
      "60 seconds. --oracle seqcmp adds manifests to saved findings, makes output divergence a\n"
      "search feature and saves nondeterministic output without a detected race as a finding.\n"},
     {"replay", cmd_replay,
-     "gpurace replay FILE WITNESS|DIR [--json F] [--sarif F] [--force] [--spec F]\n"
+     "gpurace replay FILE... WITNESS|DIR [--json F] [--sarif F] [--force] [--spec F]\n"
      "              [--oracle seqcmp|twopass|none] [--reference NAME] [--step-budget N]",
      "Re-runs saved witnesses (one file, or every witness of a findings folder) and reports what\n"
      "still reproduces: the regression mode for CI. --force runs a witness recorded for another\n"
      "version of the kernel. --oracle runs the value oracle on each witness's input (see check).\n"},
-    {"minimize", cmd_minimize, "gpurace minimize FILE WITNESS [-o OUT]",
+    {"minimize", cmd_minimize, "gpurace minimize FILE... WITNESS [-o OUT]",
      "Shrinks a witness (fewer blocks and threads, smaller values, simplest schedule) while its\n"
      "finding still reproduces, and writes it to OUT (default WITNESS.min.json).\n"},
-    {"export", cmd_export, "gpurace export WITNESS -o repro.cu [--source FILE.cu]",
+    {"export", cmd_export, "gpurace export WITNESS -o repro.cu [--source FILE]...",
      "Writes a standalone CUDA program that embeds the kernel and the witness's inputs, launches\n"
      "it as recorded, prints an output digest, and with --repeat N reports whether outputs differ\n"
-     "between runs. It compiles with nvcc as it is.\n"},
+     "between runs. It compiles with nvcc as it is. The source is the file the witness names, or\n"
+     "--source; a witness of several files needs --source once per file, the kernel's first (the\n"
+     "program embeds it and says how to build it with the others: nvcc -rdc=true).\n"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
@@ -93,16 +101,17 @@ static void print_usage(FILE *out) {
     fprintf(out,
             "  gpurace help COMMAND\n\n"
             "FILE is a .cu file (compiled with NVRTC, or nvcc when it has host code) or a .ptx file.\n"
+            "%s"
             "Options that every command reading FILE takes:\n%s"
             "\nExit status: 0 no finding, 1 findings, 2 usage or input error, 3 internal error.\n",
-            source_options_help);
+            several_files_help, source_options_help);
 }
 
 bool cli_print_command_help(const char *name) {
     for (int i = 0; i < NCOMMANDS; i++) {
         if (strcmp(commands[i].name, name) != 0) continue;
-        printf("usage: %s\n\n%s\nOptions:\n%s", commands[i].synopsis, commands[i].help,
-               source_options_help);
+        printf("usage: %s\n\n%s\n%s\nOptions:\n%s", commands[i].synopsis, commands[i].help,
+               strcmp(name, "export") == 0 ? "" : several_files_help, source_options_help);
         return true;
     }
     return false;
