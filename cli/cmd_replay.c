@@ -1,4 +1,4 @@
-/* gpurace replay FILE WITNESS|DIR [--json F] [--sarif F] [--force] [--backend auto|sim|gpu]
+/* gpurace replay FILE... WITNESS|DIR [--json F] [--sarif F] [--force] [--backend auto|sim|gpu]
  *
  *               [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]
  *               [--oracle-schedules LIST]

@@ -147,6 +147,11 @@ Test(multi_file, ptx_and_info_take_several_files) {
     cr_expect_eq(r.status, 2);
     ASSERT_HAS(r, "is given twice");
     free(r.out);
+    r = run("help check");
+    cr_expect_eq(r.status, 0);
+    ASSERT_HAS(r, "gpurace check FILE...");
+    ASSERT_HAS(r, "Several FILEs are one program");
+    free(r.out);
 }
 
 /* fuzz finds the race between files; its witness replays with the same files, in the same
