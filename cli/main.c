@@ -62,7 +62,10 @@ static const command commands[] = {
      "--step-budget N: thread-instructions before the launch counts as not terminating (default\n"
      "200 million, or 20,000 per launched thread when that is more). A buffer given no length\n"
      "gets one element per thread (or per the largest integer argument), and out-of-bounds\n"
-     "findings past such a buffer are warnings that say so.\n"},
+     "findings past such a buffer are warnings that say so.\n"
+     "--memory-limit MB caps the happens-before detector (default 4096): --detector hb over it\n"
+     "is an error (exit 2); the confirmation --detector auto runs after the FSM finds a race is\n"
+     "skipped over it, and the FSM's findings are reported as not confirmed.\n"},
     {"fuzz", cmd_fuzz,
      "gpurace fuzz FILE... [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
      "             [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]\n"
@@ -83,6 +86,29 @@ static const command commands[] = {
     {"minimize", cmd_minimize, "gpurace minimize FILE... WITNESS [-o OUT]",
      "Shrinks a witness (fewer blocks and threads, smaller values, simplest schedule) while its\n"
      "finding still reproduces, and writes it to OUT (default WITNESS.min.json).\n"},
+    {"run", cmd_run,
+     "gpurace run [options] -- PROGRAM [ARGS]\n"
+     "       gpurace run [options] FILE.cu... [-I DIR] [-D NAME[=V]] [-L DIR] [-l LIB] [-o OUT]\n"
+     "                   [-- ARGS]\n"
+     "       options: [--kernel K]... [--launches N] [--step-budget N] [--source FILE]...\n"
+     "                [--detector auto|fsm|hb] [--schedule S] [--warp-model its|lockstep]\n"
+     "                [--findings DIR] [--progress SECONDS] [--json F] [--sarif F]\n"
+     "                [--suppressions F] [--fail-on race|any|none] [--quiet] [--verbose]",
+     "Runs an unmodified CUDA program on the CPU and checks every kernel launch it makes: the\n"
+     "program starts with gpurace's CUDA runtime instead of NVIDIA's, each launch runs on the\n"
+     "simulator under the race detector with the program's own launch configuration and data,\n"
+     "and the program goes on as on a GPU (its standard output and error pass through; the\n"
+     "report goes to standard error and the --json/--sarif files). The program must use the\n"
+     "shared CUDA runtime (nvcc -cudart shared); with FILE.cu arguments gpurace builds it so.\n"
+     "Kernel code is the PTX nvcc embeds in the program, or the PTX of --source files.\n"
+     "--kernel K checks only kernel K (repeatable; the others still run, unchecked); --launches N\n"
+     "checks the first N launches; --step-budget N stops a launch after N thread-instructions\n"
+     "(default 1000000000) with a hang finding. Each new finding is saved as a witness under\n"
+     "--findings (default gpurace-findings) with the module's PTX, and the report says how to\n"
+     "replay it. Exit status: 0 no finding, 1 findings, 2 usage or build error, 3 gpurace could\n"
+     "not do its whole job (an unimplemented CUDA runtime function, a kernel without PTX, PTX\n"
+     "the simulator does not run, the program killed by a signal); the program's own exit\n"
+     "status is printed and put in the JSON report.\n"},
     {"export", cmd_export, "gpurace export WITNESS -o repro.cu [--source FILE]...",
      "Writes a standalone CUDA program that embeds the kernel and the witness's inputs, launches\n"
      "it as recorded, prints an output digest, and with --repeat N reports whether outputs differ\n"
@@ -110,8 +136,13 @@ static void print_usage(FILE *out) {
 bool cli_print_command_help(const char *name) {
     for (int i = 0; i < NCOMMANDS; i++) {
         if (strcmp(commands[i].name, name) != 0) continue;
-        printf("usage: %s\n\n%s\n%s\nOptions:\n%s", commands[i].synopsis, commands[i].help,
-               strcmp(name, "export") == 0 ? "" : several_files_help, source_options_help);
+        /* run takes a program, not a kernel FILE: its options are all in its synopsis */
+        bool file_options = strcmp(name, "run") != 0;
+        bool several_files = file_options && strcmp(name, "export") != 0;
+        printf("usage: %s\n\n%s%s%s%s", commands[i].synopsis, commands[i].help,
+               several_files ? "\n" : "", several_files ? several_files_help : "",
+               file_options ? "\nOptions:\n" : "");
+        if (file_options) fputs(source_options_help, stdout);
         return true;
     }
     return false;
@@ -143,6 +174,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < NCOMMANDS; i++) {
         if (strcmp(commands[i].name, cmd) != 0) continue;
         for (int a = 2; a < argc; a++) {
+            if (strcmp(argv[a], "--") == 0) break; /* what follows belongs to a program (run) */
             if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
                 cli_print_command_help(cmd);
                 return 0;

@@ -116,7 +116,8 @@ typedef struct gr_report_finding {
     const char *reproducer;      /* reproducer .cu path, or NULL */
     const char *kernel;          /* kernel name (defaults to the report's) */
     uint64_t count;              /* occurrences; 0 counts as 1 when added */
-    /* The launch that showed this finding (launch.known false: the report's launch applies). */
+    /* The launch that showed this finding, rendered instead of the report's (launch.known
+     * false: the report's launch applies). */
     gr_report_launch launch;
     /* Replays of the saved witness: `reproduced` of `replays` runs showed the finding again
      * (replays 0: not replayed). A finding that did not reproduce is still reported. */
@@ -125,8 +126,11 @@ typedef struct gr_report_finding {
     /* Set by suppression (cli/report/suppress.h); suppressed findings are not rendered. */
     bool suppressed;
     const char *suppressed_by;   /* "source comment at f.cu:12", "suppressions.txt:3" */
+    /* Reports that span many launches (gpurace run): which of the program's launches showed the
+     * finding first (its `launch` above). */
+    uint64_t program_launch;     /* the program's n-th kernel launch (1-based), 0 unknown */
+    uint64_t kernel_call;        /* the n-th launch of this finding's kernel, 0 unknown */
 } gr_report_finding;
-
 
 typedef struct gr_report {
     gr_arena arena;          /* all strings and inlined-at arrays */

@@ -14,5 +14,7 @@ json_t *gr_report_dim3_json(gr_report_dim3 d);
  * rather than making jansson drop the whole value. */
 json_t *gr_report_json_text(const char *s);
 json_t *gr_report_launch_json(const gr_report_launch *launch);
+/* A finding's own launch (gpurace run), with the program's launch and call numbers. */
+json_t *gr_report_finding_launch_json(const gr_report_finding *f);
 
 #endif

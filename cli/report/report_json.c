@@ -94,6 +94,14 @@ json_t *gr_report_launch_json(const gr_report_launch *L) {
     return o;
 }
 
+json_t *gr_report_finding_launch_json(const gr_report_finding *f) {
+    json_t *L = gr_report_launch_json(&f->launch);
+    if (f->program_launch)
+        json_object_set_new(L, "program_launch", json_integer((json_int_t)f->program_launch));
+    if (f->kernel_call) json_object_set_new(L, "kernel_call", json_integer((json_int_t)f->kernel_call));
+    return L;
+}
+
 static json_t *finding_json(const gr_report *r, const gr_report_finding *f) {
     json_t *o = json_object();
     json_object_set_new(o, "class", json_string(gr_report_class_name(f->cls)));
@@ -134,7 +142,6 @@ static json_t *finding_json(const gr_report *r, const gr_report_finding *f) {
     set_str(o, "differences", f->differences);
     set_str(o, "witness", f->witness);
     set_str(o, "reproducer", f->reproducer);
-    if (f->launch.known) json_object_set_new(o, "launch", gr_report_launch_json(&f->launch));
     if (f->replays > 0) {
         json_t *rep = json_object();
         json_object_set_new(rep, "replays", json_integer(f->replays));
@@ -143,6 +150,7 @@ static json_t *finding_json(const gr_report *r, const gr_report_finding *f) {
     }
     set_str(o, "note", f->note);
     set_str(o, "kernel", f->kernel ? f->kernel : r->kernel);
+    if (f->launch.known) json_object_set_new(o, "launch", gr_report_finding_launch_json(f));
     json_object_set_new(o, "count", json_integer((json_int_t)f->count));
     char fp[17];
     gr_report_fingerprint(f, fp);

@@ -294,7 +294,7 @@ static json_t *result_json(const gr_report *r, const gr_report_finding *f, const
         json_object_set_new(props, "reproducer", gr_report_json_text(f->reproducer));
     const char *kernel = f->kernel ? f->kernel : r->kernel;
     if (kernel) json_object_set_new(props, "kernel", gr_report_json_text(kernel));
-    if (f->launch.known) json_object_set_new(props, "launch", gr_report_launch_json(&f->launch));
+    if (f->launch.known) json_object_set_new(props, "launch", gr_report_finding_launch_json(f));
     if (f->replays > 0) {
         json_object_set_new(props, "replays", json_integer(f->replays));
         json_object_set_new(props, "reproduced", json_integer(f->reproduced));

@@ -158,7 +158,15 @@ static void render_finding(text_ctx *t, const gr_report *r, const gr_report_find
         gr_strbuf_append(o, "  = note: both accesses are volatile: ordered by fences, but not atomic\n");
     if (f->launch.known || r->launch.known) {
         const gr_report_launch *L = f->launch.known ? &f->launch : &r->launch;
-        gr_strbuf_appendf(o, "  = launch: grid (%u,%u,%u), block (%u,%u,%u), %u bytes dynamic shared memory",
+        gr_strbuf_append(o, "  = launch: ");
+        if (f->program_launch) {
+            gr_strbuf_appendf(o, "the program's launch %" PRIu64, f->program_launch);
+            if (f->kernel_call)
+                gr_strbuf_appendf(o, " (call %" PRIu64 " of %s)", f->kernel_call,
+                                  f->kernel ? f->kernel : r->kernel ? r->kernel : "the kernel");
+            gr_strbuf_append(o, ": ");
+        }
+        gr_strbuf_appendf(o, "grid (%u,%u,%u), block (%u,%u,%u), %u bytes dynamic shared memory",
                           L->grid.x, L->grid.y, L->grid.z, L->block.x, L->block.y, L->block.z,
                           L->shared_bytes);
         if (L->schedule) gr_strbuf_appendf(o, ", schedule %s", L->schedule);

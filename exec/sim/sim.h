@@ -22,6 +22,41 @@ bool gr_sim_kernel_runnable(gr_backend *b, const char *kernel, gr_error *err);
  * CONST, PARAM), or PTX_SPACE_NONE for an address outside every window. */
 ptx_space gr_sim_space_of(uint64_t generic_addr);
 
+/* ---- memory the caller owns (exec/cudart: a program's device memory) ------------------------ */
+
+/* Makes `size` bytes at `host` the device memory at global address `addr` (which may equal
+ * `host`): launches read and write them in place, bounds-checked like an allocation. The caller
+ * keeps ownership. Fails when the range lies outside the global window or overlaps another
+ * allocation or mapping. */
+bool gr_sim_map(gr_backend *b, uint64_t addr, void *host, uint64_t size, gr_error *err);
+/* Removes the mapping that starts at `addr` (gr_sim_map or the variable allocator). */
+bool gr_sim_unmap(gr_backend *b, uint64_t addr, gr_error *err);
+/* Frees the allocation gr_backend_alloc returned at `addr`; accesses to it are out of bounds
+ * afterwards. */
+bool gr_sim_release(gr_backend *b, uint64_t addr, gr_error *err);
+
+/* Memory for the module's .global variables: called once per variable while gr_backend_load
+ * lays them out, it returns a device address and the host bytes behind it (the caller owns
+ * them; the backend maps them as gr_sim_map does and writes the initializers). */
+typedef bool (*gr_sim_var_alloc_fn)(void *ctx, uint64_t size, uint64_t *addr, uint8_t **host,
+                                    gr_error *err);
+/* Set before gr_backend_load; without it the backend allocates the variables itself. */
+void gr_sim_set_var_allocator(gr_backend *b, gr_sim_var_alloc_fn fn, void *ctx);
+
+/* A variable of the loaded module, as the host sees it. */
+typedef struct gr_sim_symbol {
+    ptx_space space; /* PTX_SPACE_GLOBAL, PTX_SPACE_CONST or PTX_SPACE_SHARED */
+    uint64_t addr;   /* the generic address a kernel of this module uses (shared: in every block;
+                      * the dynamic .extern array starts after the static ones) */
+    uint64_t size;   /* bytes (0 for the dynamic shared array) */
+    uint8_t *host;   /* global, const: the bytes themselves (reads and writes go straight to
+                      * the variable); shared: NULL */
+} gr_sim_symbol;
+
+/* Looks up the .global, .const or .shared (module or kernel scope) variable `name` (its PTX
+ * name). */
+bool gr_sim_symbol_find(gr_backend *b, const char *name, gr_sim_symbol *out, gr_error *err);
+
 /* Resident-thread limit: blocks beyond it start when earlier blocks finish (as on a GPU). */
 enum { GR_SIM_MAX_RESIDENT_THREADS = 16384, GR_SIM_MAX_SHARED_BYTES = 227 * 1024 };
 

@@ -7,6 +7,7 @@
 
 #include "exec/detect.h"
 #include "exec/sim/sim.h"
+#include "exec/sim/sim_filter.h"
 #include "exec/sim/sim_sched.h"
 #include "exec/sim/sim_state.h"
 
@@ -21,32 +22,130 @@ ptx_space gr_sim_space_of(uint64_t a) {
     return PTX_SPACE_NONE;
 }
 
+/* Room for one more allocation record. */
+static bool reserve_alloc(sim_backend *be, gr_error *err) {
+    if (be->nallocs < be->allocs_cap) return true;
+    int32_t cap = be->allocs_cap ? be->allocs_cap * 2 : 16;
+    sim_alloc *n = realloc(be->allocs, (size_t)cap * sizeof *n);
+    if (!n) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    be->allocs = n;
+    be->allocs_cap = cap;
+    return true;
+}
+
+/* Index of the first allocation at or above `addr` (allocations are sorted by address, which
+ * find_alloc's binary search relies on). */
+static int32_t alloc_position(const sim_backend *be, uint64_t addr) {
+    int32_t lo = 0, hi = be->nallocs;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (be->allocs[mid].addr < addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Inserts a record for [addr, addr+size) in address order; the range must be free. */
+static bool insert_alloc(sim_backend *be, uint64_t addr, uint64_t size, uint8_t *host,
+                         bool borrowed, gr_error *err) {
+    if (addr < SIM_GLOBAL_BASE || addr + size < addr)
+        return gr_fail(err, GR_ERR_USAGE,
+                       "device range 0x%" PRIx64 "+%" PRIu64 " is outside the global window", addr,
+                       size);
+    int32_t at = alloc_position(be, addr);
+    const sim_alloc *next = at < be->nallocs ? &be->allocs[at] : NULL;
+    const sim_alloc *prev = at > 0 ? &be->allocs[at - 1] : NULL;
+    uint64_t end = addr + (size ? size : 1);
+    if ((next && next->addr < end) || (prev && prev->addr + (prev->size ? prev->size : 1) > addr))
+        return gr_fail(err, GR_ERR_USAGE,
+                       "device range 0x%" PRIx64 "+%" PRIu64 " overlaps another allocation", addr,
+                       size);
+    if (!reserve_alloc(be, err)) return false;
+    memmove(&be->allocs[at + 1], &be->allocs[at], (size_t)(be->nallocs - at) * sizeof *be->allocs);
+    be->allocs[at] = (sim_alloc){addr, size, host, borrowed};
+    be->nallocs++;
+    return true;
+}
+
 static bool sim_alloc_raw(sim_backend *be, uint64_t size, uint64_t *addr, uint8_t **host,
                           gr_error *err) {
     if (size > (1ull << 34)) return gr_fail(err, GR_ERR_USAGE, "allocation of %" PRIu64 " bytes is too large", size);
-    if (be->nallocs == be->allocs_cap) {
-        int32_t cap = be->allocs_cap ? be->allocs_cap * 2 : 16;
-        sim_alloc *n = realloc(be->allocs, (size_t)cap * sizeof *n);
-        if (!n) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
-        be->allocs = n;
-        be->allocs_cap = cap;
-    }
     uint8_t *h = calloc(size ? size : 1, 1);
     if (!h) return gr_fail(err, GR_ERR_NOMEM, "out of memory allocating %" PRIu64 " bytes", size);
-    sim_alloc *a = &be->allocs[be->nallocs++];
-    a->addr = be->next_addr;
-    a->size = size;
-    a->host = h;
-    be->next_addr = (a->addr + size + SIM_ALLOC_GAP + SIM_ALLOC_ALIGN - 1) /
+    uint64_t at = be->next_addr;
+    if (!insert_alloc(be, at, size, h, false, err)) {
+        free(h);
+        return false;
+    }
+    be->next_addr = (at + size + SIM_ALLOC_GAP + SIM_ALLOC_ALIGN - 1) /
                     SIM_ALLOC_ALIGN * SIM_ALLOC_ALIGN;
-    *addr = a->addr;
+    *addr = at;
     if (host) *host = h;
     return true;
 }
 
 static bool alloc_for_decoder(void *ctx, uint64_t size, uint64_t *addr, uint8_t **host,
                               gr_error *err) {
-    return sim_alloc_raw(ctx, size, addr, host, err);
+    sim_backend *be = ctx;
+    if (!be->var_alloc) return sim_alloc_raw(be, size, addr, host, err);
+    if (!be->var_alloc(be->var_alloc_ctx, size, addr, host, err)) return false;
+    return insert_alloc(be, *addr, size, *host, true, err);
+}
+
+void gr_sim_set_var_allocator(gr_backend *b, gr_sim_var_alloc_fn fn, void *ctx) {
+    sim_backend *be = (sim_backend *)b;
+    be->var_alloc = fn;
+    be->var_alloc_ctx = ctx;
+}
+
+bool gr_sim_map(gr_backend *b, uint64_t addr, void *host, uint64_t size, gr_error *err) {
+    if (!host) return gr_fail(err, GR_ERR_USAGE, "no host memory behind device address 0x%" PRIx64, addr);
+    return insert_alloc((sim_backend *)b, addr, size, host, true, err);
+}
+
+/* Removes the record starting exactly at `addr` whose ownership is `borrowed`. */
+static bool remove_alloc(sim_backend *be, uint64_t addr, bool borrowed, gr_error *err) {
+    int32_t at = alloc_position(be, addr);
+    if (at >= be->nallocs || be->allocs[at].addr != addr || be->allocs[at].borrowed != borrowed)
+        return gr_fail(err, GR_ERR_USAGE, "no %s starts at device address 0x%" PRIx64,
+                       borrowed ? "mapping" : "allocation", addr);
+    if (!borrowed) free(be->allocs[at].host);
+    memmove(&be->allocs[at], &be->allocs[at + 1],
+            (size_t)(be->nallocs - at - 1) * sizeof *be->allocs);
+    be->nallocs--;
+    return true;
+}
+
+bool gr_sim_unmap(gr_backend *b, uint64_t addr, gr_error *err) {
+    return remove_alloc((sim_backend *)b, addr, true, err);
+}
+
+bool gr_sim_release(gr_backend *b, uint64_t addr, gr_error *err) {
+    return remove_alloc((sim_backend *)b, addr, false, err);
+}
+
+bool gr_sim_symbol_find(gr_backend *b, const char *name, gr_sim_symbol *out, gr_error *err) {
+    sim_backend *be = (sim_backend *)b;
+    if (!be->loaded) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
+    for (int32_t i = 0; i < be->prog.nvars; i++) {
+        const sim_global_var *g = &be->prog.vars[i];
+        if (strcmp(g->var->name, name) != 0) continue;
+        if (g->space == PTX_SPACE_SHARED) { /* per block: an address, no bytes */
+            *out = (gr_sim_symbol){PTX_SPACE_SHARED, SIM_SHARED_BASE + g->addr, g->size, NULL};
+            return true;
+        }
+        if (g->space == PTX_SPACE_CONST) {
+            *out = (gr_sim_symbol){PTX_SPACE_CONST, SIM_CONST_BASE + g->addr, g->size,
+                                   be->prog.const_seg + g->addr};
+            return true;
+        }
+        if (g->space != PTX_SPACE_GLOBAL) continue;
+        int32_t at = alloc_position(be, g->addr);
+        if (at >= be->nallocs || be->allocs[at].addr != g->addr) break;
+        *out = (gr_sim_symbol){PTX_SPACE_GLOBAL, g->addr, g->size, be->allocs[at].host};
+        return true;
+    }
+    return gr_fail(err, GR_ERR_USAGE, "the module has no variable '%s'", name);
 }
 
 static bool sim_load(gr_backend *b, const ptx_module *m, gr_error *err) {
@@ -104,7 +203,8 @@ static bool sim_read(gr_backend *b, uint64_t addr, void *dst, size_t size, gr_er
 
 static void sim_free(gr_backend *b) {
     sim_backend *be = (sim_backend *)b;
-    for (int32_t i = 0; i < be->nallocs; i++) free(be->allocs[i].host);
+    for (int32_t i = 0; i < be->nallocs; i++)
+        if (!be->allocs[i].borrowed) free(be->allocs[i].host);
     free(be->allocs);
     free(be->pc_func);
     if (be->loaded) sim_program_free(&be->prog);
@@ -224,8 +324,35 @@ static bool validate(sim_run *r, const gr_launch *L, gr_error *err) {
     return true;
 }
 
-/* One execution of the launch with `detector` (when L->detect). */
-static bool run_once(sim_backend *be, const gr_launch *L, gr_detector_kind detector,
+/* Detector hooks that stop the launch once the detector rejected an event (the happens-before
+ * detector at its memory limit or history budget): the rest of the run could not change the
+ * outcome. */
+typedef struct stopping_hooks {
+    gr_exec_hooks hooks;
+    const gr_exec_hooks *inner;
+    gr_exec_detector *det;
+    sim_run *r;
+} stopping_hooks;
+
+static void stopping_access(void *ctx, const gr_access_event *ev) {
+    stopping_hooks *s = ctx;
+    s->inner->access(s->inner->ctx, ev);
+    if (gr_exec_detector_failed(s->det)) s->r->stop = true;
+}
+
+static void stopping_sync(void *ctx, const gr_sync_event *ev) {
+    stopping_hooks *s = ctx;
+    s->inner->sync(s->inner->ctx, ev);
+    if (gr_exec_detector_failed(s->det)) s->r->stop = true;
+}
+
+static void stopping_begin(void *ctx, gr_dim3 grid, gr_dim3 block) {
+    stopping_hooks *s = ctx;
+    s->inner->begin(s->inner->ctx, grid, block);
+}
+
+/* One execution of the launch with the detector `opt` describes (when L->detect). */
+static bool run_once(sim_backend *be, const gr_launch *L, const gr_detector_options *opt,
                      gr_launch_result *out, gr_error *err) {
     memset(out, 0, sizeof *out);
     sim_run *r = calloc(1, sizeof *r);
@@ -258,13 +385,20 @@ static bool run_once(sim_backend *be, const gr_launch *L, gr_detector_kind detec
                    (size_t)be->prog.nblocks * sizeof(uint32_t));
     }
     if (ok && !sim_schedule_prepare(r)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory preparing the launch");
+    if (ok && !sim_filter_prepare(r, L)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory preparing the launch");
     gr_exec_detector *det = NULL;
     gr_launch with_detector;
+    stopping_hooks stopping;
     if (ok && L->detect) {
-        det = gr_exec_detector_new(detector, L->warp_model, r->grid, r->block, L->hooks, err);
+        det = gr_exec_detector_new(opt, r->grid, r->block, L->hooks, err);
         if (!det) ok = false;
         with_detector = *L;
         with_detector.hooks = det ? gr_exec_detector_hooks(det) : NULL;
+        if (det && opt->kind == GR_DETECTOR_HB) {
+            stopping = (stopping_hooks){{&stopping, stopping_access, stopping_sync, stopping_begin},
+                                        with_detector.hooks, det, r};
+            with_detector.hooks = &stopping.hooks;
+        }
         r->launch = &with_detector;
     }
     if (ok) {
@@ -281,6 +415,7 @@ static bool run_once(sim_backend *be, const gr_launch *L, gr_detector_kind detec
         if (!out->printf_output) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
     }
     gr_strbuf_free(&r->printf_out);
+    sim_filter_release(r);
     sim_schedule_free(r);
     free(r->kparams);
     free(r);
@@ -307,9 +442,13 @@ static bool snapshot_take(const sim_backend *be, memory_snapshot *s) {
     return true;
 }
 
-static void snapshot_restore(sim_backend *be, const memory_snapshot *s) {
-    for (int32_t i = 0; i < s->n && i < be->nallocs; i++)
-        memcpy(be->allocs[i].host, s->bytes[i], be->allocs[i].size);
+/* Exchanges device memory with the snapshot (allocations keep their sizes and addresses). */
+static void snapshot_swap(sim_backend *be, memory_snapshot *s) {
+    for (int32_t i = 0; i < s->n && i < be->nallocs; i++) {
+        uint8_t *t = be->allocs[i].host;
+        be->allocs[i].host = s->bytes[i];
+        s->bytes[i] = t;
+    }
 }
 
 static void snapshot_free(memory_snapshot *s) {
@@ -324,31 +463,57 @@ static bool has_race_finding(const gr_launch_result *r) {
     return r->findings_dropped > 0;
 }
 
+static gr_detector_options detector_options(const gr_launch *L, gr_detector_kind kind) {
+    uint64_t mb = L->memory_limit_mb ? L->memory_limit_mb : GR_DEFAULT_MEMORY_LIMIT_MB;
+    return (gr_detector_options){.kind = kind, .warp_model = L->warp_model,
+                                 .memory_limit = (size_t)(mb << 20)};
+}
+
 /* The FSM first; when it reports a race or leaves an access undecided, the same launch again
- * from the same memory under happens-before (see gr_confirm_mode). The schedule is a pure
- * function of the launch, so both runs execute the same interleaving. */
+ * from the same memory under happens-before, tracking the granules the FSM flagged (see
+ * gr_confirm_mode). The schedule is a pure function of the launch, so both runs execute the
+ * same interleaving and leave the same memory. When the second run fails (its memory limit or
+ * history budget), the FSM's result and memory stand, marked as not confirmed. */
 static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out, gr_error *err) {
     sim_backend *be = (sim_backend *)b;
     memset(out, 0, sizeof *out);
     if (!be->loaded) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
     bool confirm = L->detect && L->detector == GR_DETECTOR_FSM && L->confirm == GR_CONFIRM_AUTO;
-    if (!confirm) return run_once(be, L, L->detector, out, err);
+    if (!confirm) {
+        gr_detector_options opt = detector_options(L, L->detector);
+        return run_once(be, L, &opt, out, err);
+    }
     memory_snapshot snap = {0};
     if (!snapshot_take(be, &snap)) {
         snapshot_free(&snap);
         return gr_fail(err, GR_ERR_NOMEM, "out of memory saving device memory before a launch");
     }
-    bool ok = run_once(be, L, GR_DETECTOR_FSM, out, err);
+    gr_granule_set flagged = GR_GRANULE_SET_INIT;
+    gr_detector_options fsm = detector_options(L, GR_DETECTOR_FSM);
+    fsm.flagged = &flagged;
+    bool ok = run_once(be, L, &fsm, out, err);
     if (ok && (out->undecided > 0 || has_race_finding(out))) {
-        uint64_t undecided = out->undecided;
-        gr_launch_result_free(out);
-        snapshot_restore(be, &snap);
-        ok = run_once(be, L, GR_DETECTOR_HB, out, err);
-        if (ok) {
-            out->undecided = undecided;
-            out->confirmed_by_hb = true;
+        /* The snapshot takes the FSM run's memory; the re-run starts from the launch's. */
+        snapshot_swap(be, &snap);
+        gr_detector_options hb = detector_options(L, GR_DETECTOR_HB);
+        hb.track_only = &flagged;
+        hb.history_budget = GR_CONFIRM_HISTORY_BUDGET;
+        gr_launch_result confirmed;
+        gr_error why = GR_ERROR_INIT;
+        if (run_once(be, L, &hb, &confirmed, &why)) {
+            confirmed.undecided = out->undecided;
+            confirmed.confirmed_by_hb = true;
+            gr_launch_result_free(out);
+            *out = confirmed;
+        } else {
+            snapshot_swap(be, &snap);
+            out->confirm_skipped = true;
+            snprintf(out->confirm_note, sizeof out->confirm_note, "%s",
+                     why.message ? why.message : "the confirming run failed");
         }
+        gr_error_clear(&why);
     }
+    gr_granule_set_free(&flagged);
     snapshot_free(&snap);
     return ok;
 }

@@ -6,11 +6,13 @@
 #include <stdint.h>
 
 #include "common/strbuf.h"
+#include "exec/sim/sim.h"
 #include "exec/sim/sim_internal.h"
 
 typedef struct sim_alloc {
     uint64_t addr, size;
     uint8_t *host;
+    bool borrowed; /* the caller's memory (gr_sim_map, the variable allocator): never freed here */
 } sim_alloc;
 
 /* The backend: the decoded program and device memory persist across launches. */
@@ -20,11 +22,13 @@ typedef struct sim_backend {
     sim_program prog;
     bool loaded;
     int32_t *pc_func;  /* instruction index -> function index */
-    sim_alloc *allocs; /* sorted by address (addresses only grow) */
+    sim_alloc *allocs; /* sorted by address */
     int32_t nallocs, allocs_cap;
     uint64_t next_addr;
     uint64_t grid_ws;   /* a cooperative launch's grid-sync workspace (allocated once), or 0 */
     uint8_t *grid_ws_host;
+    gr_sim_var_alloc_fn var_alloc; /* where .global variables live (NULL: allocated here) */
+    void *var_alloc_ctx;
 } sim_backend;
 
 enum { LANE_NONE = 0, LANE_RUN, LANE_BAR, LANE_WSYNC, LANE_EXITED };
@@ -52,6 +56,7 @@ typedef struct sim_barrier {
 } sim_barrier;
 
 typedef struct sim_warp sim_warp;
+struct sim_filter_run; /* sim_filter.h */
 
 typedef struct sim_block {
     bool active;
@@ -126,6 +131,7 @@ typedef struct sim_run {
     uint32_t npct_points;
     /* scratch for events */
     uint64_t ev_addr[SIM_LANES];
+    struct sim_filter_run *filter; /* this launch's access filter (sim_filter.h), or NULL */
 } sim_run;
 
 #endif

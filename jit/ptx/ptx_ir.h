@@ -311,6 +311,7 @@ typedef struct ptx_var {
     bool is_visible;    /* .visible */
     bool is_weak;       /* .weak */
     bool is_ptr;        /* .ptr qualifier on a kernel parameter */
+    bool is_managed;    /* .attribute(.managed): a __managed__ variable (host and device share it) */
     uint8_t ptr_space;  /* .ptr.global / .ptr.shared ... */
     uint32_t align;     /* 0 when not given */
     uint32_t ptr_align; /* .ptr ... .align N on parameters */

@@ -541,6 +541,12 @@ static decl_result parse_decl(parser *P, const char **pp, const char *e, bool in
         } else if (tok_is(t, ".ptr")) {
             v->is_ptr = true;
             after_ptr = true;
+        } else if (tok_is(t, ".attribute")) {
+            tok open = next_tok(&p, e), what = next_tok(&p, e), close = next_tok(&p, e);
+            if (open.kind != T_PUNCT || *open.s != '(' || !tok_is(what, ".managed") ||
+                close.kind != T_PUNCT || *close.s != ')')
+                return DECL_VERBATIM; /* .attribute(.unified(...)) */
+            v->is_managed = true;
         } else if (sp != PTX_SPACE_NONE) {
             if (after_ptr) v->ptr_space = (uint8_t)sp;
             else if (v->space) return fail_at(P, t.s, "two state spaces in a declaration") ? DECL_OK : DECL_ERROR;

@@ -13,6 +13,7 @@ static void print_var(const ptx_var *v, gr_strbuf *out) {
     if (v->is_visible) gr_strbuf_append(out, ".visible ");
     if (v->is_weak) gr_strbuf_append(out, ".weak ");
     gr_strbuf_appendf(out, ".%s", ptx_space_name((ptx_space)v->space));
+    if (v->is_managed) gr_strbuf_append(out, " .attribute(.managed)");
     if (v->align) gr_strbuf_appendf(out, " .align %" PRIu32, v->align);
     if (v->vec > 1) gr_strbuf_appendf(out, " .v%d", v->vec);
     gr_strbuf_appendf(out, " .%s", ptx_type_name((ptx_type)v->type));
@@ -278,7 +279,7 @@ static bool str_eq(const char *a, const char *b) {
 static bool var_eq(const ptx_var *a, const ptx_var *b) {
     if (!str_eq(a->name, b->name) || a->space != b->space || a->type != b->type || a->vec != b->vec ||
         a->is_extern != b->is_extern || a->is_visible != b->is_visible || a->is_weak != b->is_weak ||
-        a->is_ptr != b->is_ptr || a->ptr_space != b->ptr_space || a->align != b->align ||
+        a->is_ptr != b->is_ptr || a->is_managed != b->is_managed || a->ptr_space != b->ptr_space || a->align != b->align ||
         a->ptr_align != b->ptr_align || a->ndims != b->ndims || !str_eq(a->init, b->init))
         return false;
     for (int i = 0; i < a->ndims && i < 4; i++)
