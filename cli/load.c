@@ -51,14 +51,18 @@ bool cli_load_ex(const cli_source_options *src, bool isolate_compile, cli_loaded
                  gr_error *err) {
     memset(out, 0, sizeof *out);
     out->nfiles = src->nfiles > 0 ? src->nfiles : 1;
-    out->files = src->nfiles > 0 ? src->files : &src->file;
+    /* a copy of the list: `src` may be a caller's temporary (replay opens a session per kernel) */
+    const char **files = calloc((size_t)out->nfiles, sizeof *files);
     out->texts = calloc((size_t)out->nfiles, sizeof *out->texts);
     ptx_module **mods = calloc((size_t)out->nfiles, sizeof *mods);
-    if (!out->texts || !mods) {
+    if (!files || !out->texts || !mods) {
+        free(files);
         free(mods);
         free(out->texts);
         return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     }
+    for (int i = 0; i < out->nfiles; i++) files[i] = src->nfiles > 0 ? src->files[i] : src->file;
+    out->files = files;
     /* several files are one program: calls between them stay calls, linked below */
     gr_compile_options opt = src->compile;
     if (out->nfiles > 1) opt.relocatable = true;
@@ -96,6 +100,7 @@ void cli_loaded_free(cli_loaded *l) {
     free(l->source);
     for (int i = 0; l->texts && i < l->nfiles; i++) free(l->texts[i]);
     free(l->texts);
+    free((void *)l->files);
     gr_compile_result_free(&l->compiled);
     memset(l, 0, sizeof *l);
 }

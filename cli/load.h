@@ -20,7 +20,7 @@ typedef struct cli_loaded {
     ptx_module *module;
     gr_kernel_list kernels;     /* parameter names come from the first file's source */
     int nfiles;                 /* FILE arguments (1, or several linked into `module`) */
-    const char *const *files;   /* their paths, borrowed from the options */
+    const char *const *files;   /* their paths (the list is owned, the strings borrowed) */
     char **texts;               /* each file's text as read (.cu source or .ptx) */
     bool linked;                /* `module` is a PTX link (jit/link/ptx_link.h) */
 } cli_loaded;
