@@ -3,9 +3,10 @@
  * Writes a standalone CUDA program that replays the witness on a GPU (corpus/export.h). The
  * kernel source is the file the witness names (kernel.file, as the saving command was given
  * it), or --source; together they must have the source hash the witness records, unless
- * --force. A witness of a program of several files needs each of them: --source once per file,
- * the kernel's first, in the order the saving command had them; the reproducer embeds the
- * first and says how to build it with the others. */
+ * --force. A witness of a program of several files needs each of them: the files it names
+ * (kernel.file, kernel.linked_files), or --source once per file, the kernel's first, in the
+ * order the saving command had them; the reproducer embeds the first and says how to build it
+ * with the others. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,12 @@ int cmd_export(int argc, char **argv) {
     int code = 2;
     if (!gr_witness_load(&w, witness, NULL, force, &err)) goto done;
     /* the witness names the source it was saved for: the default, checked against its hash */
-    if (nsources == 0 && w.source_file) sources[nsources++] = w.source_file;
+    if (nsources == 0 && w.source_file) {
+        sources[nsources++] = w.source_file;
+        /* a program of several files: every file the witness was saved with, in order */
+        for (int i = 0; i < w.nlinked_files && nsources < EXPORT_MAX_SOURCES; i++)
+            sources[nsources++] = w.linked_files[i];
+    }
     if (nsources == 0) {
         gr_fail(&err, GR_ERR_USAGE, "%s does not name its kernel source: give it with --source FILE.cu",
                 witness);
@@ -64,8 +70,8 @@ int cmd_export(int argc, char **argv) {
     source = sources[0];
     for (int i = 0; i < nsources; i++)
         if (!(texts[i] = gr_read_file(sources[i], NULL, &err))) {
-            if (sources[i] == w.source_file)
-                gr_error_wrap(&err, "the source the witness names (give another with --source)");
+            if (sources[0] == w.source_file)
+                gr_error_wrap(&err, "a source the witness names (give them with --source)");
             goto done;
         }
     if (gr_source_hash_texts(texts[0], (const char *const *)texts + 1, nsources - 1) !=

@@ -113,8 +113,9 @@ static const command commands[] = {
      "Writes a standalone CUDA program that embeds the kernel and the witness's inputs, launches\n"
      "it as recorded, prints an output digest, and with --repeat N reports whether outputs differ\n"
      "between runs. It compiles with nvcc as it is. The source is the file the witness names, or\n"
-     "--source; a witness of several files needs --source once per file, the kernel's first (the\n"
-     "program embeds it and says how to build it with the others: nvcc -rdc=true).\n"},
+     "--source; for a witness of several files, every file it names, or --source once per file,\n"
+     "the kernel's first (the program embeds it and says how to build it with the others:\n"
+     "nvcc -rdc=true).\n"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 

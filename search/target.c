@@ -80,6 +80,12 @@ bool gr_search_make_witness(const gr_search_target *t, const gr_input *in,
     w->source_hash = gr_search_source_hash(t);
     w->kernel = strdup(t->kernel->qualified ? t->kernel->qualified : t->kernel->name);
     w->source_file = t->file ? strdup(t->file) : NULL;
+    /* a program of several files: export and the user need all of them, in order */
+    if (t->file && t->nothers > 0 && (w->linked_files = calloc((size_t)t->nothers, sizeof *w->linked_files))) {
+        w->nlinked_files = t->nothers;
+        for (int i = 0; i < t->nothers; i++)
+            if (!(w->linked_files[i] = strdup(t->other_files[i]))) w->nlinked_files = i;
+    }
     w->backend = strdup(backend ? backend : "sim");
     if (t->ncompile_options > 0) {
         w->compile_options = calloc((size_t)t->ncompile_options, sizeof *w->compile_options);
@@ -91,6 +97,7 @@ bool gr_search_make_witness(const gr_search_target *t, const gr_input *in,
     }
     w->findings = calloc((size_t)res->nfindings + 1, sizeof *w->findings);
     if (!w->tool_version || !w->kernel || !w->backend || !w->findings ||
+        (t->file && w->nlinked_files != t->nothers) ||
         !gr_input_copy(&w->input, in)) {
         gr_witness_free(w);
         return gr_fail(err, GR_ERR_NOMEM, "out of memory");
