@@ -116,11 +116,12 @@ static bool add_def(linker *L, const char *name, int32_t k, int32_t index, bool 
     if (strmap_get(&L->defs, name, &e)) {
         def_entry *d = &L->deflist[e];
         if (d->is_func != is_func)
-            return gr_fail(L->err, GR_ERR_INPUT, "%s is a %s in %s but a %s in %s", name,
+            return gr_fail_at(L->err, GR_ERR_INPUT, in_name(L, k), 0, 0, "%s is a %s in %s but a %s in %s", name,
                            d->is_func ? "function" : "variable", in_name(L, d->module),
                            is_func ? "function" : "variable", in_name(L, k));
         if (!d->weak && !weak)
-            return gr_fail(L->err, GR_ERR_INPUT,
+            /* the message starts at the second file: the one the user is likely to fix */
+            return gr_fail_at(L->err, GR_ERR_INPUT, in_name(L, k), 0, 0,
                            "%s is defined in both %s and %s: a function or variable that other "
                            "files can see must be defined once (make one static, or remove one)",
                            name, in_name(L, d->module), in_name(L, k));

@@ -119,6 +119,16 @@ Test(multi_file, a_missing_definition_is_named_with_the_fix) {
     ASSERT_HAS(r, "kernel total calls add_to(int*, int), which is declared but defined in no "
                   "file given");
     ASSERT_HAS(r, "add the file that defines it, e.g. 'gpurace check " MULTI "kernel.cu OTHER.cu'");
+    /* the message starts at the call, in the kernel's file */
+    char call[1200];
+    at(call, sizeof call, "kernel.cu", "call");
+    ASSERT_HAS(r, call);
+    free(r.out);
+    /* fuzz names it the same way, with its own command line */
+    r = run("fuzz " MULTI "kernel.cu --kernel total --runs 10");
+    cr_expect_eq(r.status, 2, "exit %d:\n%s", r.status, r.out);
+    ASSERT_HAS(r, call);
+    ASSERT_HAS(r, "e.g. 'gpurace fuzz " MULTI "kernel.cu OTHER.cu'");
     free(r.out);
     r = run("check " MULTI "kernel.cu " MULTI "helpers.cu --kernel own_slots --grid 1 --block 4");
     cr_expect_eq(r.status, 2, "exit %d:\n%s", r.status, r.out);
@@ -128,6 +138,47 @@ Test(multi_file, a_missing_definition_is_named_with_the_fix) {
     /* a kernel that needs nothing more runs without the other files */
     r = run("info " MULTI "kernel.cu");
     cr_expect_eq(r.status, 0, "%s", r.out);
+    free(r.out);
+}
+
+/* An error in a file after the first is reported in that file: a compile error at its line, a
+ * malformed .ptx at its line, a second definition of a visible name at the file that repeats
+ * it. */
+Test(multi_file, errors_name_the_file_they_are_in) {
+    char dir[1024], cmd[4096], args[8192];
+    scratch(dir, sizeof dir, "errors");
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && printf '__device__ int launches;\\n__device__ void note_call() { "
+             "launches += 1 }\\n' > broken.cu && printf '.version 8.0\\n.target sm_90\\n"
+             ".address_size 64\\n.visible .global .align 4 .u32 launches;\\n.visible .func "
+             "missing_paren(\\n{\\n  ret;\\n}\\n' > bad.ptx && printf '__device__ int "
+             "launches = 7;\\n' > again.cu",
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(args, sizeof args,
+             "check " MULTI "kernel.cu " MULTI "helpers.cu '%s/broken.cu' --kernel count_calls "
+             "--grid 1 --block 2", dir);
+    run_result r = run(args);
+    cr_expect_eq(r.status, 2, "exit %d:\n%s", r.status, r.out);
+    char where[1400];
+    snprintf(where, sizeof where, "%s/broken.cu:2: error:", dir);
+    ASSERT_HAS(r, where);
+    free(r.out);
+    snprintf(args, sizeof args,
+             "check " MULTI "kernel.cu " MULTI "helpers.cu '%s/bad.ptx' --kernel count_calls "
+             "--grid 1 --block 2", dir);
+    r = run(args);
+    cr_expect_eq(r.status, 2, "exit %d:\n%s", r.status, r.out);
+    snprintf(where, sizeof where, "%s/bad.ptx:5:", dir);
+    ASSERT_HAS(r, where);
+    free(r.out);
+    snprintf(args, sizeof args,
+             "check " ALL " '%s/again.cu' --kernel count_calls --grid 1 --block 2", dir);
+    r = run(args);
+    cr_expect_eq(r.status, 2, "exit %d:\n%s", r.status, r.out);
+    snprintf(where, sizeof where, "%s/again.cu: error: launches is defined in both " MULTI
+             "counters.cu and %s/again.cu", dir, dir);
+    ASSERT_HAS(r, where);
     free(r.out);
 }
 
@@ -175,6 +226,12 @@ Test(multi_file, fuzz_replay_minimize_export, .timeout = 240) {
     cr_expect_eq(r.status, 1, "replay exit %d:\n%s", r.status, r.out);
     ASSERT_HAS(r, add);
     free(r.out);
+    /* the witness names its kernel: no --kernel needed */
+    snprintf(args, sizeof args, "replay " ALL " '%s/f'", dir);
+    r = run(args);
+    cr_expect_eq(r.status, 1, "replay without --kernel, exit %d:\n%s", r.status, r.out);
+    ASSERT_HAS(r, add);
+    free(r.out);
 
     /* another order is another program: its instruction ids differ */
     snprintf(args, sizeof args,
@@ -218,8 +275,25 @@ Test(multi_file, fuzz_replay_minimize_export, .timeout = 240) {
     ASSERT_HAS(r, "needs FILE and a WITNESS");
     free(r.out);
 
-    /* export: the kernel's file alone does not match the witness; every file does */
-    snprintf(args, sizeof args, "export '%s' -o '%s/repro.cu'", witness, dir);
+    /* the witness records every file, in order */
+    gr_error werr = GR_ERROR_INIT;
+    char *wtext = gr_read_file(witness, NULL, &werr);
+    cr_assert_not_null(wtext, "%s", werr.message);
+    cr_expect(strstr(wtext, "\"file\": \"" MULTI "kernel.cu\""), "%s", wtext);
+    const char *linked = strstr(wtext, "\"linked_files\": [");
+    const char *helpers = linked ? strstr(linked, "\"" MULTI "helpers.cu\"") : NULL;
+    const char *counters = helpers ? strstr(helpers, "\"" MULTI "counters.cu\"") : NULL;
+    cr_expect(counters && strchr(linked, ']') > counters, "helpers.cu, then counters.cu:\n%s", wtext);
+    free(wtext);
+
+    /* export without --source: the files the witness names */
+    snprintf(args, sizeof args, "export '%s' -o '%s/repro0.cu'", witness, dir);
+    r = run(args);
+    cr_expect_eq(r.status, 0, "export from the witness's files, exit %d:\n%s", r.status, r.out);
+    ASSERT_HAS(r, "-rdc=true");
+    free(r.out);
+    /* the kernel's file alone does not match the witness; every file does */
+    snprintf(args, sizeof args, "export '%s' -o '%s/repro.cu' --source " MULTI "kernel.cu", witness, dir);
     r = run(args);
     cr_expect_eq(r.status, 2, "export with one file, exit %d:\n%s", r.status, r.out);
     ASSERT_HAS(r, "--source");

@@ -12,7 +12,7 @@ __global__ void total(const int *values, int *sums, int n) {
     int i = threadIdx.x;
     if (i >= n) return;
     if (i == 0) sums[0] = 0;                             // mark: clear
-    else add_to(sums, values[i]);
+    else add_to(sums, values[i]);                        // mark: call
 }
 
 // Race-free: each thread its own element, through this file's slot_of; one atomic count.
