@@ -442,12 +442,25 @@ static bool snapshot_take(const sim_backend *be, memory_snapshot *s) {
     return true;
 }
 
-/* Exchanges device memory with the snapshot (allocations keep their sizes and addresses). */
+/* Exchanges device memory with the snapshot (allocations keep their sizes and addresses).
+ * Owned memory trades buffers; borrowed memory (gr_sim_map: the caller's, which it reads after
+ * the launch and frees itself) stays where it is and trades contents. */
 static void snapshot_swap(sim_backend *be, memory_snapshot *s) {
     for (int32_t i = 0; i < s->n && i < be->nallocs; i++) {
-        uint8_t *t = be->allocs[i].host;
-        be->allocs[i].host = s->bytes[i];
-        s->bytes[i] = t;
+        sim_alloc *a = &be->allocs[i];
+        if (!a->borrowed) {
+            uint8_t *t = a->host;
+            a->host = s->bytes[i];
+            s->bytes[i] = t;
+            continue;
+        }
+        uint8_t chunk[4096];
+        for (uint64_t off = 0; off < a->size; off += sizeof chunk) {
+            size_t n = a->size - off < sizeof chunk ? (size_t)(a->size - off) : sizeof chunk;
+            memcpy(chunk, a->host + off, n);
+            memcpy(a->host + off, s->bytes[i] + off, n);
+            memcpy(s->bytes[i] + off, chunk, n);
+        }
     }
 }
 
