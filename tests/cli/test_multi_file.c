@@ -269,6 +269,12 @@ Test(multi_file, fuzz_replay_minimize_export, .timeout = 240) {
     r = run(args);
     cr_expect_eq(r.status, 0, "minimize exit %d:\n%s", r.status, r.out);
     free(r.out);
+    /* check --input runs the witness's launch over the same files */
+    snprintf(args, sizeof args, "check " ALL " --input '%s'", witness);
+    r = run(args);
+    cr_expect_eq(r.status, 1, "check --input, exit %d:\n%s", r.status, r.out);
+    ASSERT_HAS(r, add);
+    free(r.out);
     snprintf(args, sizeof args, "replay " ALL " --kernel total");
     r = run(args);
     cr_expect_eq(r.status, 2);
