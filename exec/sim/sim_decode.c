@@ -1066,7 +1066,8 @@ static bool decode_call(decoder *d, sim_insn *in, const ptx_insn *x) {
             char why[600];
             snprintf(why, sizeof why,
                      "call of the external function %.400s, which is declared but defined in "
-                     "no file given (give the file that defines it too)",
+                     "none of the code linked (give the file that defines it as another FILE; "
+                     "a program's units need -rdc=true)",
                      cf->name);
             return unsupported(d, why);
         }
