@@ -831,6 +831,7 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
             gr_launch_result_free(&other);
         }
     }
+    if (res.starved_note[0]) fprintf(stderr, "check: note: %s\n", res.starved_note);
     sm = cli_loaded_srcmap(&l);
     if (res.printf_output && res.printf_len) fputs(res.printf_output, stdout);
     if (on_gpu && oc.kind == CLI_ORACLE_SEQCMP) {

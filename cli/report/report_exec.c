@@ -212,6 +212,9 @@ bool gr_report_add_exec_finding(gr_report *r, const gr_report_exec_context *ctx,
     if (f->insn_id2 != UINT32_MAX) {
         rf.has_secondary = true;
         fill_access(ctx, f->insn_id2, &f->thread2, is_race, &rf.secondary, &s[1]);
+    } else if (is_race && strstr(f->message, "shadow FSM's summary")) {
+        rf.note = "the other thread's access is in the shadow FSM's constant-space summary: "
+                  "--detector hb names it";
     }
     if (is_race) {
         /* the access words follow from the kind when the instruction does not say */

@@ -115,6 +115,37 @@ Test(sim_errors, hang_and_trap) {
     }
 }
 
+/* A hang is a finding only when the kernel cannot terminate under a fair schedule: a schedule
+ * that starves the producer (PCT's priorities, serialized warps) is run again fairly. */
+Test(sim_errors, starving_schedules_are_no_hang) {
+    const char *schedules[] = {"pct:3:1", "pct:1:3", "serial"};
+    for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) FOR_MODES {
+            simt t;
+            simt_open(&t, "faults.cu", MODE);
+            gr_error err = GR_ERROR_INIT;
+            cr_assert(gr_schedule_parse(schedules[s], &t.launch.schedule, &err), "%s", schedules[s]);
+            t.launch.step_budget = 400000;
+            t.launch.detect = true;
+            int zero[2] = {0, 0};
+            uint64_t flag = simt_buf(&t, zero, 4), out = simt_buf(&t, zero, 8);
+            simt_arg_ptr(&t, flag);
+            simt_arg_ptr(&t, out);
+            cr_assert_eq(simt_run(&t, "wait_for_producer", D3(1, 1, 1), D3(64, 1, 1), 0), GR_EXEC_OK,
+                         "%s: the fair re-run terminates", schedules[s]);
+            cr_assert_null(find(&t, GR_FINDING_HANG), "%s", schedules[s]);
+            int got[2];
+            simt_read(&t, out, got, sizeof got);
+            cr_expect_eq(got[0], 1225);
+            cr_expect_eq(got[1], 1226, "%s: memory is the fair run's, from the launch's start", schedules[s]);
+            /* a kernel that hangs under every schedule is still a hang */
+            uint64_t never = simt_buf(&t, zero, 4);
+            simt_arg_ptr(&t, never);
+            cr_assert_eq(simt_run(&t, "spin_forever", D3(1, 1, 1), D3(64, 1, 1), 0), GR_EXEC_HANG);
+            cr_assert(find(&t, GR_FINDING_HANG));
+            simt_close(&t);
+        }
+}
+
 Test(sim_errors, races_with_both_detectors) {
     for (int det = 0; det < 2; det++) FOR_MODES {
             simt t;
