@@ -339,7 +339,7 @@ Test(ptx_link, undefined_functions_are_named) {
     cr_assert(gr_backend_load(be, a, &err), "%s", err.message);
     cr_expect_not(gr_sim_kernel_runnable(be, "k", &err));
     cr_expect(err.message && strstr(err.message, "helper") &&
-                  strstr(err.message, "defined in no file given"),
+                  strstr(err.message, "defined in none of the code linked"),
               "%s", err.message ? err.message : "(none)");
     gr_error_clear(&err);
     gr_backend_free(be);
