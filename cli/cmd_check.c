@@ -569,6 +569,8 @@ static int report_result(const check_options *o, const cli_source_options *src,
     rep.tool_version = GPURACE_VERSION;
     rep.command = "check";
     rep.file = src->file;
+    rep.linked_files = src->files + 1;
+    rep.nlinked_files = src->nfiles > 1 ? src->nfiles - 1 : 0;
     rep.kernel = k->name;
     rep.kernel_file = src->file;
     rep.kernel_line = k->source_line;

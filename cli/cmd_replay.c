@@ -286,6 +286,8 @@ int cmd_replay(int argc, char **argv) {
     }
     r.command = "replay";
     r.file = gr_report_strdup(&r, src.file);
+    r.linked_files = src.files + 1;
+    r.nlinked_files = src.nfiles > 1 ? src.nfiles - 1 : 0;
     for (int i = 0; i < nfiles || (i == 0 && nfiles == 0); i++) {
         /* the session of this witness's kernel (all one session with --kernel) */
         const char *key = nfiles ? kernels[i] : NULL;

@@ -101,6 +101,9 @@ Test(multi_file, three_files_and_a_variable_defined_in_another) {
     snprintf(note, sizeof note, "\"line\": %d", marked_line("helpers.cu", "note"));
     ASSERT_HAS(r, "helpers.cu\"");
     ASSERT_HAS(r, note);
+    /* the report names every file of the program, the kernel's first */
+    ASSERT_HAS(r, "\"file\": \"" MULTI "kernel.cu\"");
+    ASSERT_HAS(r, "\"linked_files\"");
     free(r.out);
 }
 
