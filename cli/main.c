@@ -76,13 +76,20 @@ static const command commands[] = {
      "assumptions are printed). Each new finding is minimized and saved as a witness and a .cu\n"
      "reproducer under --findings; the search goes on unless --stop-on-first. --time defaults to\n"
      "60 seconds. --oracle seqcmp adds manifests to saved findings, makes output divergence a\n"
-     "search feature and saves nondeterministic output without a detected race as a finding.\n"},
+     "search feature and saves nondeterministic output without a detected race as a finding.\n"
+     "--jobs N workers share one corpus folder (each reloads the others' inputs); with --corpus\n"
+     "and N > 1 it is merged at the end as libFuzzer -merge=1 does (inputs that add no feature\n"
+     "are removed). The folder is libFuzzer's layout (a genome a file): build-fuzzer --seeds and\n"
+     "fuzzing engines take it, and replay re-runs it.\n"},
     {"replay", cmd_replay,
      "gpurace replay FILE... WITNESS|DIR [--json F] [--sarif F] [--force] [--spec F]\n"
      "              [--oracle seqcmp|twopass|none] [--reference NAME] [--step-budget N]",
      "Re-runs saved witnesses (one file, or every witness of a findings folder) and reports what\n"
      "still reproduces: the regression mode for CI. --force runs a witness recorded for another\n"
-     "version of the kernel. --oracle runs the value oracle on each witness's input (see check).\n"},
+     "version of the kernel. --oracle runs the value oracle on each witness's input (see check).\n"
+     "Genome files (names without an extension: a corpus folder's entries, a fuzzing engine's\n"
+     "crash-SHA1 files) are decoded under the spec (--spec: the one the search used; else the\n"
+     "inferred one) and run too, each finding reported once.\n"},
     {"minimize", cmd_minimize, "gpurace minimize FILE... WITNESS [-o OUT]",
      "Shrinks a witness (fewer blocks and threads, smaller values, simplest schedule) while its\n"
      "finding still reproduces, and writes it to OUT (default WITNESS.min.json).\n"},
@@ -110,6 +117,21 @@ static const command commands[] = {
      "not do its whole job (an unimplemented CUDA runtime function, a kernel without PTX, PTX\n"
      "the simulator does not run, the program killed by a signal); the program's own exit\n"
      "status is printed and put in the JSON report.\n"},
+    {"build-fuzzer", cmd_build_fuzzer,
+     "gpurace build-fuzzer FILE [--kernel K] [--spec F] [--seeds DIR] -o OUT",
+     "Builds a standalone libFuzzer fuzz target for the kernel, for fuzzing engines that run C\n"
+     "fuzz targets (ClusterFuzzLite, OSS-Fuzz, libFuzzer's own command line): OUT, plus\n"
+     "OUT_seed_corpus.zip, OUT.dict and OUT.options. The target decodes libFuzzer's inputs as\n"
+     "gpurace fuzz does (genomes under the spec, inferred when --spec is absent) and runs them on\n"
+     "the simulator under the race detector; the kernel's PTX, source and spec are embedded, so\n"
+     "it needs neither NVRTC nor the kernel file at run time. A finding is a crash: the target\n"
+     "prints the diagnostic, writes the witness as gpurace-CLASS-SIGNATURE.json under libFuzzer's\n"
+     "-artifact_prefix (where the crash file goes too) and aborts. --seeds DIR adds the genomes\n"
+     "and witnesses of a corpus folder (gpurace fuzz --corpus) to the seed archive. With several\n"
+     "kernels in FILE and no --kernel, one target per kernel: OUT_KERNEL. Compiles with $CC\n"
+     "(default clang) and $CFLAGS, links with $CXX (default clang++), $CXXFLAGS and\n"
+     "$LIB_FUZZING_ENGINE (default -fsanitize=fuzzer), against the libraries in\n"
+     "lib/gpurace/fuzzer next to the gpurace executable (or $GPURACE_FUZZER_LIB).\n"},
     {"export", cmd_export, "gpurace export WITNESS -o repro.cu [--source FILE]...",
      "Writes a standalone CUDA program that embeds the kernel and the witness's inputs, launches\n"
      "it as recorded, prints an output digest, and with --repeat N reports whether outputs differ\n"
@@ -140,7 +162,7 @@ bool cli_print_command_help(const char *name) {
         if (strcmp(commands[i].name, name) != 0) continue;
         /* run takes a program, not a kernel FILE: its options are all in its synopsis */
         bool file_options = strcmp(name, "run") != 0;
-        bool several_files = file_options && strcmp(name, "export") != 0;
+        bool several_files = file_options && strcmp(name, "export") != 0 && strcmp(name, "build-fuzzer") != 0;
         printf("usage: %s\n\n%s%s%s%s", commands[i].synopsis, commands[i].help,
                several_files ? "\n" : "", several_files ? several_files_help : "",
                file_options ? "\nOptions:\n" : "");
