@@ -201,6 +201,11 @@ Test(multi_file, ptx_and_info_take_several_files) {
     cr_expect_eq(r.status, 2);
     ASSERT_HAS(r, "is given twice");
     free(r.out);
+    /* build-fuzzer embeds one file: several are refused, not half-built */
+    r = run("build-fuzzer " ALL " --kernel total -o " GR_BINARY_DIR "/multi-file-ft");
+    cr_expect_eq(r.status, 2, "exit %d:\n%s", r.status, r.out);
+    ASSERT_HAS(r, "'gpurace build-fuzzer' takes one FILE, got 3");
+    free(r.out);
     r = run("help check");
     cr_expect_eq(r.status, 0);
     ASSERT_HAS(r, "gpurace check FILE...");
