@@ -450,6 +450,13 @@ int cmd_build_fuzzer(int argc, char **argv) {
                                   {"-o", CLI_VALUE, &out, NULL},
                                   {NULL, CLI_FLAG, NULL, NULL}};
     if (!cli_parse("build-fuzzer", argc, argv, 2, &src, specs, &err)) goto fail;
+    /* the target embeds one file's source and hashes it for its witnesses */
+    if (src.nfiles > 1) {
+        gr_fail(&err, GR_ERR_USAGE, "'gpurace build-fuzzer' takes one FILE, got %d: a fuzz target "
+                "of a program of several files is not supported yet (gpurace fuzz takes them)",
+                src.nfiles);
+        goto fail;
+    }
     if (!out) {
         gr_fail(&err, GR_ERR_USAGE, "build-fuzzer needs -o OUT (the fuzz target to write)");
         goto fail;

@@ -1061,6 +1061,8 @@ int cmd_fuzz(int argc, char **argv) {
     if (!search_session_runner(&s, &err)) goto done;
     r.command = "fuzz";
     r.file = gr_report_strdup(&r, src.file);
+    r.linked_files = src.files + 1;
+    r.nlinked_files = src.nfiles > 1 ? src.nfiles - 1 : 0;
     r.kernel = gr_report_strdup(&r, s.kernel->name);
     report_tally tally = {0};
     for (int i = 0; i < sum.ntable; i++)

@@ -1,8 +1,9 @@
-/* gpurace replay FILE WITNESS|DIR [--json F] [--sarif F] [--force] [--backend auto|sim|gpu]
+/* gpurace replay FILE... WITNESS|DIR [--json F] [--sarif F] [--force] [--backend auto|sim|gpu]
  *
  *               [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]
  *               [--oracle-schedules LIST]
  *
+ * FILE... : the kernel's file first, then files it is linked with (cli/load.h).
  * Re-runs saved launches (CI regression mode): one witness, or every witness of a directory
  * (the .json files of DIR and of DIR/findings), and genome files (names without an extension:
  * a corpus folder's entries, a fuzzing engine's crash-<sha1> files) decoded under the spec.
@@ -39,13 +40,15 @@ bool search_session_open(search_session *s, const cli_source_options *src,
     if (!cli_load_ex(src, o->isolate_compile, &s->loaded, err)) return false;
     s->loaded_ok = true;
     s->kernel = gr_kernel_select(&s->loaded.kernels, src->kernel, err);
-    if (!s->kernel) return false;
-    s->srcmap = ptx_srcmap_new(s->loaded.module);
-    if (s->srcmap && s->loaded.source && src->file)
-        ptx_srcmap_set_file_text(s->srcmap, src->file, s->loaded.source, strlen(s->loaded.source));
+    if (!s->kernel || !cli_check_kernel_linked(&s->loaded, s->kernel, src->command, err))
+        return false;
+    s->srcmap = cli_loaded_srcmap(&s->loaded);
+    /* several FILEs: the others are part of the program (source hash, reproducer) */
     s->target = (gr_search_target){s->loaded.module, s->kernel, s->loaded.source,
                                    s->loaded.compiled.ptx, src->file, s->srcmap, NULL, 0,
-                                   GPURACE_VERSION};
+                                   GPURACE_VERSION, s->loaded.files + 1,
+                                   (const char *const *)s->loaded.texts + 1,
+                                   s->loaded.nfiles - 1};
     if (o->need_spec || o->spec_path) {
         bool ok = o->spec_path ? gr_spec_load(&s->spec, o->spec_path, s->kernel, err)
                                : gr_spec_infer(&s->spec, s->kernel, err);
@@ -271,27 +274,25 @@ static bool replay_genomes(search_session *s, gr_report *r, char **files, int nf
     return ok;
 }
 
-/* Removes the second positional argument (WITNESS) from argv; value options are skipped. */
+/* Removes the last positional argument (WITNESS) from argv; value options are skipped. */
 int search_take_positional(int argc, char **argv, const char *const *value_opts, char **rest,
                            const char **second) {
-    int n = 0, positional = 0;
-    *second = NULL;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
+    /* FILE... WITNESS: the witness is the last positional argument, after one FILE at least */
+    int positional = 0, last = -1;
+    for (int i = 2; i < argc; i++) {
         bool takes_value = false;
         for (int k = 0; value_opts[k]; k++)
-            if (strcmp(a, value_opts[k]) == 0) takes_value = true;
-        if (i >= 2 && takes_value && i + 1 < argc) {
-            rest[n++] = argv[i];
-            rest[n++] = argv[++i];
-            continue;
-        }
-        if (i >= 2 && a[0] != '-' && ++positional == 2 && !*second) {
-            *second = a;
-            continue;
-        }
-        rest[n++] = argv[i];
+            if (strcmp(argv[i], value_opts[k]) == 0) takes_value = true;
+        if (takes_value && i + 1 < argc) i++;
+        else if (argv[i][0] != '-') positional++, last = i;
     }
+    /* a source as the last one: the WITNESS is missing, not a FILE */
+    const char *ext = last >= 0 ? gr_path_extension(argv[last]) : "";
+    if (positional < 2 || strcmp(ext, "cu") == 0 || strcmp(ext, "ptx") == 0) last = -1;
+    *second = last >= 0 ? argv[last] : NULL;
+    int n = 0;
+    for (int i = 0; i < argc; i++)
+        if (i != last) rest[n++] = argv[i];
     return n;
 }
 
@@ -392,6 +393,8 @@ int cmd_replay(int argc, char **argv) {
     }
     r.command = "replay";
     r.file = gr_report_strdup(&r, src.file);
+    r.linked_files = src.files + 1;
+    r.nlinked_files = src.nfiles > 1 ? src.nfiles - 1 : 0;
     for (int i = 0; i < nfiles || (i == 0 && nfiles == 0 && ngenomes == 0); i++) {
         /* the session of this witness's kernel (all one session with --kernel) */
         const char *key = nfiles ? kernels[i] : NULL;

@@ -19,6 +19,8 @@
 
 #define GR_WITNESS_FORMAT "gpurace-witness"
 #define GR_WITNESS_VERSION 1
+/* kernel.linked_files: at most as many as the command line takes FILEs */
+enum { GR_WITNESS_MAX_LINKED = 63 };
 
 typedef struct gr_witness_access {
     char *file;       /* source file, or NULL */
@@ -54,6 +56,10 @@ typedef struct gr_witness {
     uint64_t source_hash; /* FNV-1a 64 of the kernel source (common/hash.h) */
     char *kernel;
     char *source_file;    /* the kernel file as the command that saved it named it, or NULL */
+    /* A program of several files: the files linked with source_file, in order (source_hash
+     * covers them all). */
+    char **linked_files;
+    int nlinked_files;
     char **compile_options;
     int ncompile_options;
     char *backend;        /* "sim", "gpu" */

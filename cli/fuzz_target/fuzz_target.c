@@ -126,7 +126,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     if (!runnable) init_fail(&err);
     gr_dictionary_from_ptx(gr_ft_ptx, &s->dict);
     s->target = (gr_search_target){s->module, s->kernel, gr_ft_source, gr_ft_ptx, gr_ft_file,
-                                   s->srcmap, NULL, 0, gr_ft_version};
+                                   s->srcmap, NULL, 0, gr_ft_version, NULL, NULL, 0};
     return 0;
 }
 

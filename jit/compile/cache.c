@@ -176,6 +176,8 @@ bool gr_compile_cache_key_make(const char *source, const char *name,
     if (opt) {
         feed_str(&kb, opt->arch);
         feed(&kb, &opt->source_faithful, sizeof opt->source_faithful);
+        /* relocatable PTX keeps calls of other files' functions and every visible function */
+        feed(&kb, &opt->relocatable, sizeof opt->relocatable);
         int compiler = (int)opt->compiler;
         feed(&kb, &compiler, sizeof compiler);
         feed(&kb, &opt->n_include_dirs, sizeof opt->n_include_dirs);

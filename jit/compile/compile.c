@@ -359,6 +359,12 @@ static void add_mode_flags(string_list *args, const gr_compile_options *opt) {
     list_add(args, "", opt && opt->source_faithful ? "-G" : "-lineinfo");
 }
 
+/* The relocatable-device-code flag as each compiler spells it. */
+static void add_relocatable_flag(string_list *args, const gr_compile_options *opt, bool nvrtc) {
+    if (opt && opt->relocatable)
+        list_add(args, "", nvrtc ? "--relocatable-device-code=true" : "-rdc=true");
+}
+
 typedef enum nvrtc_outcome { NVRTC_OK, NVRTC_COMPILE_ERROR, NVRTC_OTHER_ERROR } nvrtc_outcome;
 
 /* Compiles with NVRTC. On a compile error, *log holds the compiler log and nothing is recorded
@@ -372,6 +378,7 @@ static nvrtc_outcome compile_with_nvrtc(const char *source, const char *name,
     list_add(&args, "--gpu-architecture=", arch ? arch : DEFAULT_ARCH);
     free(arch);
     add_mode_flags(&args, opt);
+    add_relocatable_flag(&args, opt, true);
     list_add(&args, "", CXX_STANDARD);
     add_user_flags(&args, opt);
     char *cuda_inc = cuda_include_dir();
@@ -656,6 +663,7 @@ static bool compile_with_nvcc(const char *source, const char *name, const char *
     list_add(&args, "", "-ptx");
     list_add(&args, "-arch=", arch ? arch : DEFAULT_ARCH);
     add_mode_flags(&args, opt);
+    add_relocatable_flag(&args, opt, false);
     list_add(&args, "", CXX_STANDARD);
     add_user_flags(&args, opt);
     if (source_dir) list_add(&args, "-I", source_dir);

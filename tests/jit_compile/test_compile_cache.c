@@ -97,6 +97,29 @@ Test(compile_cache, a_changed_header_or_option_misses) {
     free(debug);
 }
 
+/* A file compiled alone, and then as one of several files (relocatable device code): the second
+ * compile keeps the function the other files call, so it must not be the first one's entry. */
+Test(compile_cache, relocatable_device_code_is_another_key) {
+    make_scratch();
+    write_text("helpers.cu", "__device__ int twice(int x) { return 2 * x; }\n");
+    char path[400];
+    snprintf(path, sizeof path, "%s/helpers.cu", scratch);
+    char *ptx[2];
+    for (int rdc = 0; rdc < 2; rdc++) {
+        gr_compile_options o = {.relocatable = rdc == 1};
+        gr_compile_result r;
+        gr_error err = GR_ERROR_INIT;
+        cr_assert(gr_compile_file(path, &o, &r, &err), "%s", err.message ? err.message : "?");
+        ptx[rdc] = strdup(r.ptx);
+        gr_compile_result_free(&r);
+    }
+    cr_assert_eq(entries(), 2, "relocatable is in the key");
+    cr_assert_null(strstr(ptx[0], "_Z5twicei"), "unused, dropped:\n%s", ptx[0]);
+    cr_assert_not_null(strstr(ptx[1], ".visible .func"), "kept for the other files:\n%s", ptx[1]);
+    free(ptx[0]);
+    free(ptx[1]);
+}
+
 Test(compile_cache, a_damaged_entry_is_a_miss) {
     make_scratch();
     write_text("scale.h", "#define SCALE 3\n");

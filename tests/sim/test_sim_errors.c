@@ -287,3 +287,45 @@ Test(sim_errors, unsupported_instructions_are_refused) {
         simt_close(&t);
     }
 }
+
+/* Relocatable PTX whose callee is in a file that was not linked: launching the kernel names the
+ * function and what to do, at the call's line; the module's other kernel runs. */
+static const char extern_call_ptx[] =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".extern .func (.param .b32 r) scale_by_two(.param .b32 x);\n"
+    ".visible .entry k(.param .u64 out) {\n"
+    "  .reg .b32 %r<3>; .reg .b64 %rd<2>;\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x;\n"
+    "  { .param .b32 a; st.param.b32 [a], %r1; .param .b32 b;\n"
+    "    call.uni (b), scale_by_two, (a); ld.param.b32 %r2, [b]; }\n"
+    "  st.global.u32 [%rd1], %r2;\n"
+    "  ret;\n"
+    "}\n"
+    ".visible .entry fine(.param .u64 out) {\n"
+    "  .reg .b32 %r<2>; .reg .b64 %rd<2>;\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x;\n"
+    "  st.global.u32 [%rd1], %r1;\n"
+    "  ret;\n"
+    "}\n";
+
+Test(sim_errors, a_call_of_a_function_not_linked_names_it) {
+    simt t;
+    memset(&t, 0, sizeof t);
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(simt_open_ptx(&t, extern_call_ptx, &err), "the module loads: %s", err.message ? err.message : "");
+    uint64_t out = simt_buf(&t, NULL, 64);
+    simt_arg_ptr(&t, out);
+    cr_assert_eq(simt_run(&t, "fine", D3(1, 1, 1), D3(1, 1, 1), 0), GR_EXEC_OK);
+    simt_arg_ptr(&t, out);
+    cr_assert_not(simt_try_run(&t, "k", D3(1, 1, 1), D3(32, 1, 1), 0, &err));
+    cr_assert_eq(err.status, GR_ERR_UNSUPPORTED);
+    cr_assert(strstr(err.message, "kernel k cannot run on the simulator"), "%s", err.message);
+    cr_assert(strstr(err.message, "call of the external function scale_by_two, which is declared "
+                                  "but defined in none of the code linked"), "%s", err.message);
+    cr_assert(strstr(err.message, "another FILE"), "%s", err.message);
+    cr_assert_eq(err.line, 9, "line %d: %s", err.line, err.message);
+    gr_error_clear(&err);
+    simt_close(&t);
+}
