@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Validate the headers of the labeled kernel suite (see README.md in this folder).
 
-Usage: check_headers.py [--compile] [--jobs N] [PATH...]
+Usage: check_headers.py [--compile] [--jobs N] [--gpurace PATH] [PATH...]
   PATH      .cu files or folders (default: this folder and ../../examples)
   --compile also compile every kernel with NVRTC in both modes (optimized and -G) and check
             that each `// mark: KIND` line and each race line has a matching PTX instruction.
+  --gpurace PATH  compile through `gpurace ptx` (the compiler gpurace picks, and its cache)
 Exit status: 0 when every header is valid, 1 otherwise. Python 3 standard library only.
 """
 import ctypes
@@ -279,7 +280,24 @@ def compile_ptx_nvcc(path, source_faithful):
         return open(out).read(), run.stderr
 
 
+GPURACE = None  # --gpurace PATH: compile through `gpurace ptx` (its compiler choice and cache)
+
+
+def compile_ptx_gpurace(path, source_faithful):
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "k.ptx")
+        cmd = [GPURACE, "ptx", path, "-o", out] + (["--source-faithful"] if source_faithful else [])
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        if run.returncode != 0:
+            return None, run.stderr
+        return open(out).read(), run.stderr
+
+
 def compile_ptx(path, source_faithful):
+    if GPURACE:
+        return compile_ptx_gpurace(path, source_faithful)
     cuda = find_cuda()
     if has_host_code(open(path, encoding="utf-8").read()):
         return compile_ptx_nvcc(path, source_faithful)
@@ -359,11 +377,18 @@ def line_classes(ptx, source_name):
             pending = line
         else:
             statements.append(line)
+    returns_open = False  # gpurace's printer: ".func (" / return params / ") NAME("
     for line in statements:
         m = re.match(r"^(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(?:func|entry)\s+(?:\([^)]*\)\s*)?([\w$]+)", line)
+        if not m and returns_open:
+            m = re.match(r"^\)\s*([\w$]+)\s*\(", line)
+        if re.match(r"^(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.func\s*\($", line):
+            returns_open = True
+            continue
         if m:
             function = m.group(1)
             current = None
+            returns_open = False
             continue
         if line.startswith(".loc"):
             m = re.match(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?", line)
@@ -444,6 +469,10 @@ def main(argv):
     while i < len(argv):
         if argv[i] == "--jobs":
             jobs = int(argv[i + 1])
+            i += 1
+        elif argv[i] == "--gpurace":
+            global GPURACE
+            GPURACE = argv[i + 1]
             i += 1
         elif argv[i] != "--compile":
             paths.append(argv[i])

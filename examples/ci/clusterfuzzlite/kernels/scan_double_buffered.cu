@@ -1,3 +1,13 @@
+/* gpurace-suite
+ * category: examples/scan
+ * kernel: scan_double_buffered
+ * expect: no-race
+ * launch: grid=1 block=64 shared=0
+ * args: in=buffer(float,64,iota) out=buffer(float,64) n=64
+ * warp-model: both
+ * modes: both
+ * note: the ClusterFuzzLite sample's race-free kernel: two buffers, one barrier per step.
+ */
 // Per-block inclusive prefix sum (Hillis-Steele) with two shared buffers: each step reads one
 // buffer and writes the other, and a barrier ends the step, so no element is read and written
 // in the same step.
@@ -13,7 +23,7 @@ __global__ void scan_double_buffered(const float *in, float *out, int n) {
     for (int offset = 1; offset < blockDim.x; offset *= 2) {
         float v = buf[cur][tid];
         if (tid >= offset) v += buf[cur][tid - offset];
-        buf[1 - cur][tid] = v;
+        buf[1 - cur][tid] = v; // mark: store
         __syncthreads();
         cur = 1 - cur;
     }

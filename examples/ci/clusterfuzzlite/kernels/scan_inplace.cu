@@ -1,3 +1,15 @@
+/* gpurace-suite
+ * category: examples/scan
+ * kernel: scan_inplace
+ * expect: race
+ * race-class: race
+ * race-lines: 25 25
+ * launch: grid=1 block=64 shared=0
+ * args: in=buffer(float,64,iota) out=buffer(float,64) n=64
+ * warp-model: both
+ * modes: both
+ * note: the ClusterFuzzLite sample's racy kernel: an in-place scan step reads a neighbour's element that the neighbour overwrites in the same step.
+ */
 // Per-block inclusive prefix sum (Hillis-Steele) computed in place in shared memory.
 // Bug: in each step a thread reads buf[tid - offset] while thread (tid - offset) writes that
 // same element in the same step; the barrier after the update does not separate the two.
@@ -10,7 +22,7 @@ __global__ void scan_inplace(const float *in, float *out, int n) {
     buf[tid] = (i < n) ? in[i] : 0.0f;
     __syncthreads();
     for (int offset = 1; offset < blockDim.x; offset *= 2) {
-        if (tid >= offset) buf[tid] += buf[tid - offset];
+        if (tid >= offset) buf[tid] += buf[tid - offset]; // mark: load
         __syncthreads();
     }
     if (i < n) out[i] = buf[tid];
