@@ -100,6 +100,15 @@ static const command commands[] = {
      "not do its whole job (an unimplemented CUDA runtime function, a kernel without PTX, PTX\n"
      "the simulator does not run, the program killed by a signal); the program's own exit\n"
      "status is printed and put in the JSON report.\n"},
+    {"spec", cmd_spec, "gpurace spec derive DIR [--kernel K] [-o SPEC]",
+     "Derives a kernel spec from the launches a program made (gpurace run --record DIR): launch\n"
+     "shapes seen (varying only where the recordings vary or the kernel reads blockDim/gridDim),\n"
+     "scalar values and ranges, buffer lengths as relations (len(x) == n, gridDim.x, n * n),\n"
+     "indices into other buffers, permutations, sorted arrays, CSR graphs, constants. The spec is\n"
+     "in the normal format (docs/spec.md) with a comment on each entry saying what was seen, to\n"
+     "read and edit; every recorded launch fits it. Without -o it goes to standard output.\n"
+     "--kernel K picks the kernel when DIR holds several. gpurace fuzz FILE --seeds DIR derives\n"
+     "the same spec itself when --spec is absent.\n"},
     {"export", cmd_export, "gpurace export WITNESS -o repro.cu [--source FILE.cu]",
      "Writes a standalone CUDA program that embeds the kernel and the witness's inputs, launches\n"
      "it as recorded, prints an output digest, and with --repeat N reports whether outputs differ\n"
@@ -124,8 +133,8 @@ static void print_usage(FILE *out) {
 bool cli_print_command_help(const char *name) {
     for (int i = 0; i < NCOMMANDS; i++) {
         if (strcmp(commands[i].name, name) != 0) continue;
-        /* run takes a program, not a kernel FILE: its options are all in its synopsis */
-        bool file_options = strcmp(name, "run") != 0;
+        /* run takes a program, spec a folder: their options are all in their synopsis */
+        bool file_options = strcmp(name, "run") != 0 && strcmp(name, "spec") != 0;
         printf("usage: %s\n\n%s%s%s", commands[i].synopsis, commands[i].help,
                file_options ? "\nOptions:\n" : "", file_options ? source_options_help : "");
         return true;

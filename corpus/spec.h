@@ -106,6 +106,7 @@ typedef struct gr_param_spec {
     uint64_t max_count;      /* upper bound of the element count over all launches */
     /* by-value structs */
     uint32_t nbytes;
+    const char *comment;     /* "comment" in the JSON (what a derived spec saw), or NULL */
 } gr_param_spec;
 
 typedef struct gr_spec {
@@ -118,6 +119,8 @@ typedef struct gr_spec {
     const char **precondition_text;
     int npreconditions;
     const char *reference;   /* sequential reference function, or NULL */
+    const char *comment;     /* the top-level "comment", or NULL */
+    const char *launch_comment; /* launch.comment, or NULL */
     uint64_t max_total_bytes;
     /* Evaluation order of scalars and buffer lengths: entries are parameter indices, each
      * after everything it depends on. */
