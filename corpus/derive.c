@@ -464,6 +464,13 @@ static const char *length_words(const param_info *b) {
     return b->length[0] ? b->length : "its length";
 }
 
+static int target_score(const deriver *d, int t) {
+    const char *len = d->p[t].length, *type = d->sig->params[t].c_type;
+    bool by_scalar = false;
+    for (int s = 0; s < d->np && len[0]; s++) by_scalar |= d->p[s].role == ROLE_INT && strcmp(d->p[s].name, len) == 0;
+    return 2 * by_scalar + !(type && strstr(type, "const"));
+}
+
 /* The generator of an integer buffer. */
 static void derive_int_contents(deriver *d, int bi) {
     param_info *b = &d->p[bi];
@@ -502,29 +509,38 @@ static void derive_int_contents(deriver *d, int bi) {
             if (len >= 2 && (uint64_t)m * 2 + 2 >= len) spread = true;
         }
         if (!spread) continue;
-        bool better = target < 0 || longest < target_len;
-        /* equal lengths: an index usually addresses what the kernel writes */
-        if (!better && longest == target_len && d->sig->params[target].c_type &&
-            strstr(d->sig->params[target].c_type, "const") && !(d->sig->params[t].c_type && strstr(d->sig->params[t].c_type, "const")))
-            better = true;
+        /* equal lengths: a length that is a scalar says more; an index usually addresses what
+         * the kernel writes */
+        bool better = target < 0 || longest < target_len ||
+                      (longest == target_len && target_score(d, t) > target_score(d, target));
         if (better) {
             target = t;
             target_len = longest;
         }
     }
     if (target >= 0) {
-        const char *tn = d->p[target].name;
-        char max[TEXT];
-        snprintf(max, sizeof max, "len(%s) - 1", tn);
+        /* a target whose length is a scalar: the indices are "0 .. n - 1", whichever buffer of
+         * that length they address */
+        const char *tl = d->p[target].length;
+        bool by_scalar = false;
+        for (int s = 0; s < d->np && tl[0]; s++)
+            by_scalar |= d->p[s].role == ROLE_INT && strcmp(d->p[s].name, tl) == 0;
+        char tn[TEXT], max[TEXT];
+        snprintf(tn, sizeof tn, "%s", by_scalar ? tl : d->p[target].name);
+        if (by_scalar) snprintf(max, sizeof max, "%s - 1", tn);
+        else snprintf(max, sizeof max, "len(%s) - 1", tn);
+        char what[TEXT];
+        if (by_scalar) snprintf(what, sizeof what, "0 .. %s - 1", tn);
+        else snprintf(what, sizeof what, "indices into %s", tn);
         if (some_count_at_least(d, bi, 2) && every_launch(d, bi, pairwise_distinct, NULL)) {
             b->gen = json_pack("{sssiss}", "kind", "unique", "min", 0, "max", max);
-            snprintf(b->comment, sizeof b->comment, "indices into %s, no two alike, in every recorded launch", tn);
+            snprintf(b->comment, sizeof b->comment, "%s, no two alike, in every recorded launch", what);
         } else if (some_variation(d, bi) && every_launch(d, bi, non_decreasing, NULL)) {
             b->gen = json_pack("{sssiss}", "kind", "sorted", "min", 0, "max", max);
-            snprintf(b->comment, sizeof b->comment, "sorted indices into %s in every recorded launch", tn);
+            snprintf(b->comment, sizeof b->comment, "sorted, %s, in every recorded launch", what);
         } else {
-            b->gen = json_pack("{ssss}", "kind", "index_into", "buffer", tn);
-            snprintf(b->comment, sizeof b->comment, "indices into %s in every recorded launch", tn);
+            b->gen = json_pack("{ssss}", "kind", "index_into", by_scalar ? "length" : "buffer", tn);
+            snprintf(b->comment, sizeof b->comment, "%s in every recorded launch", what);
         }
         return;
     }
@@ -642,7 +658,7 @@ static void describe_graph(deriver *d, int oi) {
 static void derive_scalar_exprs(deriver *d) {
     for (int s = 0; s < d->np; s++) {
         param_info *p = &d->p[s];
-        if (p->role != ROLE_INT) continue;
+        if (p->role != ROLE_INT || p->size) continue; /* lengths follow it: it cannot follow them */
         for (int b = 0; b < d->np && !p->expr[0]; b++) {
             if (d->p[b].role != ROLE_BUFFER || d->p[b].csr_offsets < 0) continue;
             bool all = true, evidence = false;
