@@ -854,7 +854,7 @@ static bool write_json(const gr_report *r, const char *path, const char *program
  * the JSON and SARIF files. Returns 0/1 per --fail-on, or -1 with err set. */
 static int emit(gr_report *r, const run_options *o, const char *trailer, const char *program,
                 const program_end *end, const run_totals *t, gr_error *err) {
-    gr_fail_on fail_on = GR_FAIL_ON_ANY;
+    gr_fail_on fail_on = GR_FAIL_ON_ERROR;
     if (o->report.fail_on && !gr_fail_on_parse(o->report.fail_on, &fail_on, err)) return -1;
     gr_suppressions *rules = NULL;
     if (o->report.suppressions) {

@@ -339,3 +339,39 @@ bool gr_spec_check_launch(const gr_spec *s, const gr_input *l, gr_error *err) {
     free(lengths);
     return ok;
 }
+
+bool gr_spec_check_shape(const gr_spec *s, const gr_input *l, gr_error *err) {
+    checker c = {s, l, {{0}, NULL, NULL}, err};
+    static const int64_t grid_max[3] = {2147483647, 65535, 65535};
+    static const int64_t block_max[3] = {1024, 1024, 64};
+    char path[64];
+    for (int a = 0; a < 3; a++) {
+        c.env.launch[GR_EXPR_BLOCK_X + a] = l->block[a];
+        c.env.launch[GR_EXPR_GRID_X + a] = l->grid[a];
+    }
+    uint64_t threads = gr_input_threads(l);
+    c.env.launch[GR_EXPR_THREADS] = threads > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)threads;
+    /* domains of the launch may use scalars and lengths (shared bytes): the launch's own values */
+    size_t n = (size_t)(s->nparams ? s->nparams : 1);
+    int64_t *scalars = calloc(n, sizeof *scalars), *lengths = calloc(n, sizeof *lengths);
+    bool ok = scalars && lengths;
+    if (!ok) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    for (int i = 0; ok && i < s->nparams && i < l->nargs; i++) {
+        const gr_input_arg *a = &l->args[i];
+        if (a->kind == GR_INPUT_SCALAR && !gr_elem_is_float(a->type)) scalars[i] = gr_scalar_as_i64(a->type, a->bits);
+        else if (a->kind == GR_INPUT_BUFFER && a->buffer >= 0 && a->buffer < l->nbuffers)
+            lengths[i] = (int64_t)l->buffers[a->buffer].count;
+    }
+    c.env.scalars = scalars;
+    c.env.lengths = lengths;
+    for (int a = 0; ok && a < 3; a++) {
+        snprintf(path, sizeof path, "launch.grid.%c", "xyz"[a]);
+        ok = in_domain(&c, &s->grid[a], l->grid[a], 1, grid_max[a], path);
+        snprintf(path, sizeof path, "launch.block.%c", "xyz"[a]);
+        ok = ok && in_domain(&c, &s->block[a], l->block[a], 1, block_max[a], path);
+    }
+    ok = ok && in_domain(&c, &s->shared, l->shared_bytes, 0, 232448, "launch.shared");
+    free(scalars);
+    free(lengths);
+    return ok;
+}
