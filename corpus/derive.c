@@ -17,6 +17,16 @@
 
 /* ---- which special registers a kernel reads ------------------------------------------------- */
 
+/* The function named `name` with a body (a declaration's definition may come later), else -1.
+ * Reads the IR's fields only: corpus does not link the PTX library. */
+static int32_t function_named(const ptx_module *m, const char *name) {
+    int32_t found = -1;
+    for (int32_t i = 0; i < m->nfunctions; i++)
+        if (m->functions[i].name && strcmp(m->functions[i].name, name) == 0 && (found < 0 || m->functions[i].has_body))
+            found = i;
+    return found;
+}
+
 static void scan_function(const ptx_module *m, int32_t fi, bool *visited, gr_launch_reads *r) {
     if (fi < 0 || visited[fi]) return;
     visited[fi] = true;
@@ -36,7 +46,7 @@ static void scan_function(const ptx_module *m, int32_t fi, bool *visited, gr_lau
                 default: break;
                 }
             } else if (insn->op == PTX_OP_CALL && op->kind == PTX_OPND_SYMBOL && op->u.symbol) {
-                scan_function(m, ptx_module_find_function(m, op->u.symbol), visited, r);
+                scan_function(m, function_named(m, op->u.symbol), visited, r);
             }
         }
     }
@@ -44,7 +54,7 @@ static void scan_function(const ptx_module *m, int32_t fi, bool *visited, gr_lau
 
 bool gr_launch_reads_of(const ptx_module *m, const char *ptx_name, gr_launch_reads *out) {
     memset(out, 0, sizeof *out);
-    int32_t fi = m ? ptx_module_find_function(m, ptx_name) : -1;
+    int32_t fi = m ? function_named(m, ptx_name) : -1;
     if (fi < 0) return false;
     bool *visited = calloc((size_t)m->nfunctions + 1, sizeof *visited);
     if (!visited) return false;

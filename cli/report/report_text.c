@@ -210,8 +210,10 @@ void gr_report_render_summary(const gr_report *r, bool color, gr_strbuf *out) {
         gr_strbuf_putc(out, ')');
         if (c.warnings == c.total)
             gr_strbuf_append(out, c.total == 1 ? ", a warning" : ", all warnings");
+        else if (c.warnings == 1)
+            gr_strbuf_append(out, ", 1 of them a warning");
         else if (c.warnings)
-            gr_strbuf_appendf(out, ", %zu of them warning%s", c.warnings, c.warnings == 1 ? "" : "s");
+            gr_strbuf_appendf(out, ", %zu of them warnings", c.warnings);
     }
     if (c.suppressed) gr_strbuf_appendf(out, ", %zu suppressed", c.suppressed);
     if (r->dropped)

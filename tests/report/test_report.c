@@ -268,7 +268,7 @@ Test(text, quiet_is_the_summary_only) {
     sample_report(&r);
     r.findings[2].suppressed = true;
     char *t = render_text(&r, false, GR_REPORT_QUIET);
-    cr_assert_str_eq(t, "gpurace: 2 findings (2 race), 1 suppressed in kernel reduce_sum\n");
+    cr_assert_str_eq(t, "gpurace: 2 findings (2 race), 1 of them a warning, 1 suppressed in kernel reduce_sum\n");
     free(t);
     gr_report_free(&r);
 }
