@@ -332,13 +332,16 @@ static bool save_witness(fuzz_worker *w, const gr_input *in, const gr_launch_res
 /* ---- minimizing, a slice at a time ----------------------------------------------------------- */
 
 /* The minimizer's question: does this smaller input show the same finding, on a launch shape the
- * spec allows (amplified searches never leave it), within the spec when the finding was? */
+ * spec allows (amplified searches never leave it), within the spec when the finding was (else
+ * with the spec's structure: only contents may break it, as they did)? */
 static bool minimized_still_shows(void *ctx, const gr_input *cand) {
     pending_min *p = ctx;
     search_session *s = p->w->session;
     if (p->w->amp) {
         if (!gr_spec_check_shape(&s->spec, cand, NULL)) return false;
-        if (p->keep_in_spec && gr_amplifier_classify(p->w->amp, cand, NULL, NULL, 0) == GR_AMP_OUTSIDE) return false;
+        if (p->keep_in_spec ? gr_amplifier_classify(p->w->amp, cand, NULL, NULL, 0) == GR_AMP_OUTSIDE
+                            : !gr_amplifier_fits_structure(p->w->amp, cand))
+            return false;
     }
     gr_launch_result res;
     if (!gr_runner_run(s->runner, cand, &res, NULL)) return false;

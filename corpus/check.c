@@ -252,7 +252,7 @@ static bool check_contents(checker *c, int i, const gr_input_buffer *b) {
     return ok;
 }
 
-bool gr_spec_check_launch(const gr_spec *s, const gr_input *l, gr_error *err) {
+static bool check_launch(const gr_spec *s, const gr_input *l, bool contents, gr_error *err) {
     checker c = {s, l, {{0}, NULL, NULL}, err};
     static const int64_t grid_max[3] = {2147483647, 65535, 65535};
     static const int64_t block_max[3] = {1024, 1024, 64};
@@ -327,7 +327,7 @@ bool gr_spec_check_launch(const gr_spec *s, const gr_input *l, gr_error *err) {
                      (unsigned long long)ps->gen.file_count);
         }
     }
-    for (int i = 0; ok && i < s->nparams; i++)
+    for (int i = 0; ok && contents && i < s->nparams; i++)
         if (s->params[i].role == GR_ROLE_BUFFER) ok = check_contents(&c, i, buffer_of(&c, i));
     for (int p = 0; ok && p < s->npreconditions; p++) {
         int64_t holds;
@@ -338,6 +338,14 @@ bool gr_spec_check_launch(const gr_spec *s, const gr_input *l, gr_error *err) {
     free(scalars);
     free(lengths);
     return ok;
+}
+
+bool gr_spec_check_launch(const gr_spec *s, const gr_input *l, gr_error *err) {
+    return check_launch(s, l, true, err);
+}
+
+bool gr_spec_check_structure(const gr_spec *s, const gr_input *l, gr_error *err) {
+    return check_launch(s, l, false, err);
 }
 
 bool gr_spec_check_shape(const gr_spec *s, const gr_input *l, gr_error *err) {

@@ -153,6 +153,9 @@ void gr_spec_print_assumptions(const gr_spec *spec, gr_strbuf *out);
  * buffer counts equal to their lengths, generator invariants (permutations, sorted, unique,
  * index ranges, CSR consistency), preconditions. The error says which field is off. */
 bool gr_spec_check_launch(const gr_spec *spec, const gr_input *launch, gr_error *err);
+/* Everything but buffer contents: launch, scalars, lengths, preconditions. An input that breaks
+ * only contents (a repeated value in a permutation) keeps the spec's structure. */
+bool gr_spec_check_structure(const gr_spec *spec, const gr_input *launch, gr_error *err);
 /* Only the launch shape: grid, block and shared bytes within their domains (shared bytes and
  * domains that use other values are evaluated with the launch's own). What an amplified search
  * never leaves: a launch shape the kernel is not written for. */

@@ -91,8 +91,9 @@ static void normalize(const gr_spec *spec, gr_input *in) {
     }
 }
 
-/* What the spec judges: one buffer per pointer, in the spec's element types. */
-static bool fits_spec(const gr_amplifier *a, const gr_input *in, char *why, size_t whylen) {
+/* What the spec judges: one buffer per pointer, in the spec's element types; with `structure`
+ * only, buffer contents are not judged. */
+static bool fits(const gr_amplifier *a, const gr_input *in, bool structure, char *why, size_t whylen) {
     gr_input v;
     if (!gr_input_views(in, &v)) {
         if (why) snprintf(why, whylen, "out of memory");
@@ -109,7 +110,7 @@ static bool fits_spec(const gr_amplifier *a, const gr_input *in, char *why, size
         b->bytes = b->count * (uint64_t)gr_elem_size(t);
     }
     gr_error err = GR_ERROR_INIT;
-    bool ok = gr_spec_check_launch(a->spec, &v, &err);
+    bool ok = structure ? gr_spec_check_structure(a->spec, &v, &err) : gr_spec_check_launch(a->spec, &v, &err);
     if (!ok && why) {
         const char *m = err.message ? err.message : "does not fit the spec";
         const char *prefix = "the launch does not fit the spec: ";
@@ -120,6 +121,12 @@ static bool fits_spec(const gr_amplifier *a, const gr_input *in, char *why, size
     gr_input_free(&v);
     return ok;
 }
+
+static bool fits_spec(const gr_amplifier *a, const gr_input *in, char *why, size_t whylen) {
+    return fits(a, in, false, why, whylen);
+}
+
+bool gr_amplifier_fits_structure(const gr_amplifier *a, const gr_input *in) { return fits(a, in, true, NULL, 0); }
 
 /* ---- which scalars matter -------------------------------------------------------------------- */
 

@@ -77,6 +77,11 @@ void gr_amp_input_free(gr_amp_input *in);
 gr_amp_origin gr_amplifier_classify(const gr_amplifier *a, const gr_input *in, int *seed, char *why,
                                     size_t whylen);
 
+/* Whether an input keeps the spec's structure (launch, scalars, lengths, preconditions), its
+ * contents aside: what a finding outside the spec keeps while it is minimized, so the assumption
+ * it needs stays one about contents. */
+bool gr_amplifier_fits_structure(const gr_amplifier *a, const gr_input *in);
+
 /* libFuzzer's custom mutator and crossover for these genomes. */
 size_t gr_amplifier_mutate(const gr_amplifier *a, uint8_t *genome, size_t size, size_t max_size, uint64_t seed);
 size_t gr_amplifier_crossover(const uint8_t *x, size_t nx, const uint8_t *y, size_t ny, uint8_t *out,
