@@ -690,7 +690,8 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2
 
 /* The worker's minimizations left when libFuzzer ends it. */
 static void drain_at_exit(void) {
-    if (g_worker) drain_pending(g_worker);
+    /* not when the campaign asked the workers to stop: the witnesses as found are on disk */
+    if (g_worker && g_worker->stats && !atomic_load(&g_worker->stats->stop)) drain_pending(g_worker);
 }
 
 static int run_worker(void *ctx, int job, int attempt, uint64_t seed, double seconds, uint64_t runs,
