@@ -1,8 +1,11 @@
 /* gpurace check FILE --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES] [--arg NAME=VALUE]...
  *               [--schedule S] [--backend auto|sim] [--detector auto|fsm|hb|none]
- *               [--warp-model its|lockstep] [--step-budget N] [--json F]
+ *               [--warp-model its|lockstep] [--step-budget N] [--memory-limit MB] [--json F]
  *               [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]
- *               [--oracle-schedules LIST]
+ *               [--oracle-schedules LIST] [--no-access-filter]
+ *
+ * --no-access-filter sends every access to the detector, also those the PTX analyses prove
+ * race-free (gr_launch.access_filter; the simulator skips them by default).
  *
  * With --spec and no --grid/--block the spec makes the launch (one input drawn from a fixed
  * seed); with both, the spec says which buffers are outputs, their float tolerances and the
@@ -57,9 +60,11 @@ typedef struct check_options {
     const char *grid, *block, *shared, *schedule, *backend, *detector, *warp_model;
     const char *input, *spec;
     bool force;
+    bool no_access_filter;
     cli_report_options report;
     cli_oracle_options oracle;
     const char *step_budget;
+    const char *memory_limit;
     named_value args[CHECK_MAX_ARGS];
     int nargs;
     /* buffers the command line gave no length for: their lengths are an assumption, which
@@ -589,6 +594,16 @@ static int report_result(const check_options *o, const cli_source_options *src,
              "the lengths of %s were assumed (one element per thread or per the largest integer "
              "argument): give them with --arg NAME=buffer(TYPE,COUNT)",
              o->assumed);
+    if (added && res->confirm_skipped) {
+        /* the FSM never reports a false race, but its partner may be a summary's */
+        char unconfirmed[400];
+        snprintf(unconfirmed, sizeof unconfirmed,
+                 "found by the shadow FSM, not confirmed by the happens-before detector: %s",
+                 res->confirm_note);
+        for (size_t i = 0; i < rep.nfindings; i++)
+            if (rep.findings[i].cls == GR_REPORT_RACE && !rep.findings[i].note)
+                rep.findings[i].note = gr_report_strdup(&rep, unconfirmed);
+    }
     for (size_t i = 0; added && o->assumed[0] && i < rep.nfindings; i++)
         if (rep.findings[i].cls == GR_REPORT_OUT_OF_BOUNDS) {
             rep.findings[i].severity = GR_SEVERITY_WARNING;
@@ -687,11 +702,17 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     if (o->step_budget &&
         !cli_parse_uint_flag("--step-budget", o->step_budget, 0, UINT64_MAX, &L.step_budget, err))
         return -1;
+    if (o->memory_limit) {
+        if (!cli_parse_uint_flag("--memory-limit", o->memory_limit, 1, 0xffffffffu, &v, err))
+            return -1;
+        L.memory_limit_mb = (uint32_t)v;
+    }
     const char *backend = o->backend ? o->backend : "auto";
     if (strcmp(backend, "sim") != 0 && strcmp(backend, "auto") != 0 && strcmp(backend, "gpu") != 0)
         return gr_fail(err, GR_ERR_USAGE, "--backend must be auto, gpu or sim, not '%s'", backend),
                -1;
     if (!cli_parse_detector(o->detector, true, &L.detector, &L.confirm, &L.detect, err)) return -1;
+    if (o->no_access_filter) L.access_filter = GR_ACCESS_FILTER_OFF;
     if (o->warp_model) {
         if (strcmp(o->warp_model, "its") == 0) L.warp_model = GR_WARP_ITS;
         else if (strcmp(o->warp_model, "lockstep") == 0) L.warp_model = GR_WARP_LOCKSTEP;
@@ -786,6 +807,9 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     L.args = largs;
     L.nargs = k->nparams;
     if (!gr_backend_launch(be, &L, &res, err)) goto done;
+    if (res.confirm_skipped)
+        fprintf(stderr, "check: race findings of the shadow FSM, not confirmed by the "
+                        "happens-before detector: %s\n", res.confirm_note);
     if (!o->schedule && !on_gpu && L.detect && res.status == GR_EXEC_OK && !has_race(&res) &&
         schedule_sensitive(l.module)) {
         /* the same inputs under a few more schedules (see extra_schedules) */
@@ -839,10 +863,11 @@ done:
 static int check_input(int argc, char **argv, const check_options *o) {
     gr_error err = GR_ERROR_INIT;
     if (o->grid || o->block || o->shared || o->schedule || o->nargs || o->detector ||
-        o->warp_model) {
+        o->warp_model || o->no_access_filter) {
         gr_fail(&err, GR_ERR_USAGE,
                 "--input takes the launch, arguments and schedule from the witness: leave out "
-                "--grid, --block, --shared, --arg, --schedule, --detector and --warp-model");
+                "--grid, --block, --shared, --arg, --schedule, --detector, --warp-model and "
+                "--no-access-filter");
         return fail(&err);
     }
     char **rv = calloc((size_t)argc + 2, sizeof *rv);
@@ -884,11 +909,13 @@ int cmd_check(int argc, char **argv) {
         {"--detector", CLI_VALUE, &o.detector, NULL},
         {"--warp-model", CLI_VALUE, &o.warp_model, NULL},
         {"--step-budget", CLI_VALUE, &o.step_budget, NULL},
+        {"--memory-limit", CLI_VALUE, &o.memory_limit, NULL},
         CLI_REPORT_OPT_SPECS(&o.report),
         {"--input", CLI_VALUE, &o.input, NULL},
         {"--spec", CLI_VALUE, &o.spec, NULL},
         CLI_ORACLE_OPT_SPECS(&o.oracle),
         {"--force", CLI_FLAG, NULL, &o.force},
+        {"--no-access-filter", CLI_FLAG, NULL, &o.no_access_filter},
         {NULL, CLI_FLAG, NULL, NULL},
     };
     /* a '-' report keeps standard output to itself: kernels' printf goes to standard error */

@@ -1195,7 +1195,7 @@ int cmd_fuzz(int argc, char **argv) {
     cli_interrupt_install();
     const char *spec = NULL, *backend = NULL, *time_s = NULL, *runs_s = NULL, *corpus = NULL,
                *findings = NULL, *jobs_s = NULL, *seed_s = NULL,
-               *warp_model = NULL, *detector = NULL, *seeds_dir = NULL;
+               *warp_model = NULL, *detector = NULL, *seeds_dir = NULL, *memory_limit = NULL;
     bool stop_on_first = false;
     cli_report_options report = {0};
     cli_oracle_options oracle = {0};
@@ -1213,15 +1213,18 @@ int cmd_fuzz(int argc, char **argv) {
         {"--jobs", CLI_VALUE, &jobs_s, NULL},     CLI_REPORT_OPT_SPECS(&report),
         {"--seed", CLI_VALUE, &seed_s, NULL},     {"--seeds", CLI_VALUE, &seeds_dir, NULL},
         {"--warp-model", CLI_VALUE, &warp_model, NULL}, {"--detector", CLI_VALUE, &detector, NULL},
+        {"--memory-limit", CLI_VALUE, &memory_limit, NULL},
         {"--stop-on-first", CLI_FLAG, NULL, &stop_on_first}, CLI_ORACLE_OPT_SPECS(&oracle),
 
         {NULL, CLI_FLAG, NULL, NULL}};
     if (!cli_parse("fuzz", split, argv, 2, &src, specs, &err)) return search_fail(&err);
-    uint64_t seconds = 0, runs = 0, jobs = 1, seed = 1;
+    uint64_t seconds = 0, runs = 0, jobs = 1, seed = 1, memory_mb = 0;
     if ((time_s && !cli_parse_uint_flag("--time", time_s, 0, FUZZ_MAX_SECONDS, &seconds, &err)) ||
         (runs_s && !cli_parse_uint_flag("--runs", runs_s, 0, INT64_MAX, &runs, &err)) ||
         (jobs_s && !cli_parse_uint_flag("--jobs", jobs_s, 1, GR_CAMPAIGN_MAX_JOBS, &jobs, &err)) ||
         (seed_s && !cli_parse_uint_flag("--seed", seed_s, 0, UINT64_MAX, &seed, &err)) ||
+        (memory_limit &&
+         !cli_parse_uint_flag("--memory-limit", memory_limit, 1, 0xffffffffu, &memory_mb, &err)) ||
         !cli_report_claim_stdout(&report, &err))
         return search_fail(&err);
     if (!time_s && !runs_s) seconds = 60;
@@ -1236,7 +1239,8 @@ int cmd_fuzz(int argc, char **argv) {
     search_session s;
     /* Workers are forked: a GPU worker needs a parent that never initialized the driver. */
     bool maybe_gpu = backend && strcmp(backend, "sim") != 0;
-    search_session_options so = {spec, true, backend, detector, warp_model, 0, true, maybe_gpu};
+    search_session_options so = {spec, true, backend, detector, warp_model, 0, (uint32_t)memory_mb,
+                                 true, maybe_gpu};
     int code = -1;
     char workdir[GR_CAMPAIGN_PATH_MAX];
     const char *tmp = getenv("TMPDIR");

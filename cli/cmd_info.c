@@ -1,6 +1,9 @@
-/* gpurace info FILE [--kernel K]: the kernels of a file, their parameters and resources. */
+/* gpurace info FILE [--kernel K] [--spec | --facts]: the kernels of a file, their parameters and
+ * resources; --spec the inferred spec, --facts what the PTX analyses read (JSON). */
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/args.h"
@@ -8,6 +11,7 @@
 #include "cli/load.h"
 #include "common/strbuf.h"
 #include "corpus/spec.h"
+#include "jit/analysis/facts.h"
 
 static const char *param_kind_name(gr_param_kind k) {
     switch (k) {
@@ -86,12 +90,121 @@ static int print_inferred_spec(const cli_loaded *l, const char *kernel, gr_error
     return code;
 }
 
+/* ---- --facts: jit/analysis/facts.h as JSON ----------------------------------------------------- */
+
+static json_t *instruction_json(const ptx_module *m, uint32_t id) {
+    json_t *o = json_object();
+    json_object_set_new(o, "instruction", json_integer(id));
+    const ptx_insn *x = id < m->ninsns && m->insn_index ? m->insn_index[id] : NULL;
+    if (x && x->loc >= 0 && x->loc < m->nlocs) json_object_set_new(o, "line", json_integer(m->locs[x->loc].line));
+    return o;
+}
+
+static const char *param_name(const ptx_module *m, const gr_kernel_facts *kf, int32_t p,
+                              const gr_kernel_sig *sig) {
+    if (sig && p >= 0 && p < sig->nparams && sig->params[p].name) return sig->params[p].name;
+    const ptx_function *fn = &m->functions[kf->function];
+    return p >= 0 && p < fn->nparams ? fn->params[p].name : "?";
+}
+
+static json_t *guard_json(const ptx_module *m, const gr_kernel_facts *kf, const gr_fact_guard *g,
+                          const gr_kernel_sig *sig) {
+    json_t *o = instruction_json(m, g->id);
+    char name[32];
+    switch (g->kind) {
+    case GR_FACT_GUARD_EXTENT:
+        json_object_set_new(o, "kind", json_string("extent"));
+        gr_fact_sreg_name(g->sreg, (uint8_t)(1u << g->dim), name, sizeof name);
+        json_object_set_new(o, "subject", json_string(name));
+        json_object_set_new(o, "value", json_integer(g->constant));
+        break;
+    case GR_FACT_GUARD_INDEX_BOUND:
+        json_object_set_new(o, "kind", json_string("index-bound"));
+        json_object_set_new(o, "index", json_string(g->index));
+        json_object_set_new(o, "parameter", json_string(param_name(m, kf, g->param, sig)));
+        break;
+    default:
+        json_object_set_new(o, "kind", json_string("loaded-value"));
+        json_object_set_new(o, "parameter", json_string(param_name(m, kf, g->param, sig)));
+        json_object_set_new(o, "load", instruction_json(m, g->load_id));
+        json_object_set_new(o, "value", g->is_float ? json_real(g->fconstant) : json_integer(g->constant));
+        break;
+    }
+    json_object_set_new(o, "cmp", json_string(gr_fact_cmp_text(g->cmp)));
+    json_object_set_new(o, "exits_otherwise", json_boolean(g->exits));
+    return o;
+}
+
+static json_t *kernel_facts_json(const ptx_module *m, const gr_kernel_facts *kf, const gr_kernel_sig *sig) {
+    json_t *k = json_object(), *sregs = json_array(), *arrays = json_array(), *guards = json_array();
+    json_object_set_new(k, "name", json_string(sig ? sig->pretty : kf->name));
+    json_object_set_new(k, "ptx_name", json_string(kf->name));
+    for (uint16_t s = 0; s < PTX_SREG_COUNT; s++)
+        for (uint8_t bit = 1; bit; bit = (uint8_t)(bit << 1)) {
+            if (!(kf->sreg_dims[s] & bit) || (bit > 8 && bit != GR_FACT_SREG_WHOLE)) continue;
+            char name[32];
+            gr_fact_sreg_name(s, bit, name, sizeof name);
+            json_array_append_new(sregs, json_string(name));
+        }
+    for (uint32_t a = 0; a < kf->narrays; a++) {
+        const gr_fact_array *arr = &kf->arrays[a];
+        json_t *o = json_object(), *accs = json_array();
+        json_object_set_new(o, "name", json_string(arr->name));
+        json_object_set_new(o, "bytes", json_integer((json_int_t)arr->bytes));
+        json_object_set_new(o, "element_bytes", json_integer(arr->element));
+        for (uint32_t i = 0; i < arr->naccesses; i++) {
+            const gr_fact_access *acc = &arr->accesses[i];
+            json_t *x = instruction_json(m, acc->id);
+            json_object_set_new(x, "kind", json_string(acc->write ? "write" : "read"));
+            json_object_set_new(x, "size", json_integer(acc->size));
+            json_object_set_new(x, "offset", json_string(acc->offset));
+            json_object_set_new(x, "exact", json_boolean(acc->known));
+            json_array_append_new(accs, x);
+        }
+        json_object_set_new(o, "accesses", accs);
+        json_array_append_new(arrays, o);
+    }
+    for (uint32_t g = 0; g < kf->nguards; g++) json_array_append_new(guards, guard_json(m, kf, &kf->guards[g], sig));
+    json_object_set_new(k, "special_registers", sregs);
+    json_object_set_new(k, "shared_arrays", arrays);
+    json_object_set_new(k, "guards", guards);
+    return k;
+}
+
+/* --facts: per kernel, the special registers it reads, its static shared arrays with the
+ * offsets each access uses, and the guards it checks (JSON on standard output). */
+static int print_facts(const cli_loaded *l, const char *kernel, gr_error *err) {
+    const gr_kernel_sig *only = kernel ? gr_kernel_select(&l->kernels, kernel, err) : NULL;
+    if (kernel && !only) return -1;
+    gr_facts facts;
+    if (!gr_facts_find(l->module, &facts, err)) return -1;
+    json_t *doc = json_object(), *kernels = json_array();
+    json_object_set_new(doc, "version", json_integer(1));
+    for (uint32_t i = 0; i < facts.nkernels; i++) {
+        const gr_kernel_facts *kf = &facts.kernels[i];
+        const gr_kernel_sig *sig = NULL;
+        for (int k = 0; k < l->kernels.count; k++)
+            if (strcmp(l->kernels.kernels[k].ptx_name, kf->name) == 0) sig = &l->kernels.kernels[k];
+        if (only && sig != only) continue;
+        json_array_append_new(kernels, kernel_facts_json(l->module, kf, sig));
+    }
+    json_object_set_new(doc, "kernels", kernels);
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    gr_facts_free(&facts);
+    if (!text) return gr_fail(err, GR_ERR_NOMEM, "out of memory printing facts"), -1;
+    puts(text);
+    free(text);
+    return 0;
+}
+
 int cmd_info(int argc, char **argv) {
     cli_source_options src = {0};
     gr_error err = GR_ERROR_INIT;
-    bool want_spec = false;
+    bool want_spec = false, want_facts = false;
     const cli_opt_spec specs[] = {
         {"--spec", CLI_FLAG, NULL, &want_spec},
+        {"--facts", CLI_FLAG, NULL, &want_facts},
         {NULL, CLI_FLAG, NULL, NULL},
     };
     if (!cli_parse("info", argc, argv, 2, &src, specs, &err)) {
@@ -108,8 +221,8 @@ int cmd_info(int argc, char **argv) {
         return code;
     }
     int code = 0;
-    if (want_spec) {
-        code = print_inferred_spec(&l, src.kernel, &err);
+    if (want_spec || want_facts) {
+        code = want_spec ? print_inferred_spec(&l, src.kernel, &err) : print_facts(&l, src.kernel, &err);
         if (code < 0) {
             gr_error_print(&err, stderr);
             code = gr_error_exit_code(&err);

@@ -66,6 +66,7 @@ bool search_session_open(search_session *s, const cli_source_options *src,
         strcmp(s->run_opt.backend, "gpu") != 0)
         return gr_fail(err, GR_ERR_USAGE, "--backend must be auto, sim or gpu");
     s->run_opt.step_budget = o->step_budget;
+    s->run_opt.memory_limit_mb = o->memory_limit_mb;
     s->run_opt.step_budget_per_thread = GR_SEARCH_STEPS_PER_THREAD;
     s->run_opt.open_backend = cli_search_backend_override.open;
     s->run_opt.open_backend_ctx = cli_search_backend_override.ctx;
@@ -202,11 +203,12 @@ const char *const search_value_options[] = {"--kernel", "--arch", "--compiler", 
                                             "--detector", "--warp-model", "--time", "--runs",
                                             "--corpus", "--findings", "--jobs", "--seed",
                                             "--step-budget", "--oracle", "--reference",
-                                            "--oracle-schedules", NULL};
+                                            "--oracle-schedules", "--memory-limit", NULL};
 
 int cmd_replay(int argc, char **argv) {
     gr_error err = GR_ERROR_INIT;
-    const char *backend = NULL, *target = NULL, *spec = NULL, *step_budget = NULL;
+    const char *backend = NULL, *target = NULL, *spec = NULL, *step_budget = NULL,
+               *memory_limit = NULL;
     bool force = false;
     cli_report_options report = {0};
     cli_oracle_options oracle = {0};
@@ -219,6 +221,7 @@ int cmd_replay(int argc, char **argv) {
         {"--backend", CLI_VALUE, &backend, NULL}, {"--force", CLI_FLAG, NULL, &force},
         {"--spec", CLI_VALUE, &spec, NULL}, CLI_ORACLE_OPT_SPECS(&oracle),
         {"--step-budget", CLI_VALUE, &step_budget, NULL},
+        {"--memory-limit", CLI_VALUE, &memory_limit, NULL},
         {NULL, CLI_FLAG, NULL, NULL}};
     if (!cli_parse("replay", nrest, rest, 2, &src, specs, &err)) {
         free(rest);
@@ -252,13 +255,17 @@ int cmd_replay(int argc, char **argv) {
     search_session *sessions = calloc((size_t)nfiles + 1, sizeof *sessions);
     const char **session_keys = calloc((size_t)nfiles + 1, sizeof *session_keys);
     int nsessions = 0;
-    search_session_options so = {spec, false, backend, NULL, NULL, 0, false, false};
-    if (step_budget &&
-        !cli_parse_uint_flag("--step-budget", step_budget, 1, UINT64_MAX, &so.step_budget, &err)) {
+    search_session_options so = {spec, false, backend, NULL, NULL, 0, 0, false, false};
+    uint64_t mb = 0;
+    if ((step_budget &&
+         !cli_parse_uint_flag("--step-budget", step_budget, 1, UINT64_MAX, &so.step_budget, &err)) ||
+        (memory_limit &&
+         !cli_parse_uint_flag("--memory-limit", memory_limit, 1, 0xffffffffu, &mb, &err))) {
         for (int i = 0; i < nfiles; i++) free(files[i]);
         free(files);
         return search_fail(&err);
     }
+    so.memory_limit_mb = (uint32_t)mb;
     cli_oracle_kind oracle_kind = CLI_ORACLE_NONE;
     gr_seqcmp_options seqcmp;
     int code = -1;

@@ -56,7 +56,10 @@ static const command commands[] = {
      "--step-budget N: thread-instructions before the launch counts as not terminating (default\n"
      "200 million, or 20,000 per launched thread when that is more). A buffer given no length\n"
      "gets one element per thread (or per the largest integer argument), and out-of-bounds\n"
-     "findings past such a buffer are warnings that say so.\n"},
+     "findings past such a buffer are warnings that say so.\n"
+     "--memory-limit MB caps the happens-before detector (default 4096): --detector hb over it\n"
+     "is an error (exit 2); the confirmation --detector auto runs after the FSM finds a race is\n"
+     "skipped over it, and the FSM's findings are reported as not confirmed.\n"},
     {"fuzz", cmd_fuzz,
      "gpurace fuzz FILE [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
      "             [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]\n"

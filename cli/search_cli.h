@@ -37,6 +37,7 @@ typedef struct search_session_options {
     const char *detector;    /* fsm|hb; NULL: fsm */
     const char *warp_model;  /* its|lockstep; NULL: its */
     uint64_t step_budget;    /* 0: GR_SEARCH_STEPS_PER_THREAD per launched thread */
+    uint32_t memory_limit_mb; /* the happens-before detector's (0: its default) */
     bool defer_runner;       /* no backend yet (fuzz opens one per worker process) */
     bool isolate_compile;    /* compile in a child process (cli_load_ex): forked GPU workers */
 } search_session_options;

@@ -122,12 +122,30 @@ typedef struct gr_exec_hooks {
  * leave an access undecided (silent) or name a summarized partner instead of the exact one.
  * On the simulator, a launch whose FSM run reports a race or leaves an access undecided is run
  * again, from the same memory and under the same schedule, with the happens-before detector,
- * whose findings then stand (gr_launch_result.confirmed_by_hb). Race-free launches the FSM
- * decides completely cost one run. The GPU backend reports the FSM's own result. */
+ * whose findings then stand (gr_launch_result.confirmed_by_hb). That run follows all
+ * synchronization but keeps access histories only for the granules the FSM flagged (where it
+ * reported a race or left an access undecided), so its memory follows what the FSM found, not
+ * the launch's size. When it cannot run within gr_launch.memory_limit_mb or within
+ * GR_CONFIRM_HISTORY_BUDGET comparisons per access (or fails otherwise),
+ * the FSM's findings stand, marked gr_launch_result.confirm_skipped with the reason: a finding
+ * is never dropped because confirmation failed. Race-free launches the FSM decides completely
+ * cost one run. The GPU backend reports the FSM's own result. */
 typedef enum gr_confirm_mode {
     GR_CONFIRM_AUTO = 0, /* FSM, then HB when the FSM reports a race or an undecided access */
     GR_CONFIRM_OFF,      /* the FSM's result as it is */
 } gr_confirm_mode;
+
+/* Accesses the PTX analyses prove cannot race (jit/analysis/filter.h: private to a thread,
+ * loads of read-only buffers no other argument aliases, shared accesses no conflicting access
+ * shares a barrier interval with) need not reach the detector. The simulator leaves them out
+ * of its detector's events, and checks the proofs' launch-time conditions itself; every access
+ * is still bounds-checked, and user hooks still see every access. Its happens-before
+ * confirmation re-run uses the same filter. The GPU backend takes its own options
+ * (gr_gpu_options: skip_quiet_loads, skip_private, skip_readonly_loads). */
+typedef enum gr_access_filter_mode {
+    GR_ACCESS_FILTER_ON = 0, /* the default */
+    GR_ACCESS_FILTER_OFF,    /* every access goes to the detector */
+} gr_access_filter_mode;
 
 typedef struct gr_launch_arg {
     const void *data;
@@ -147,9 +165,20 @@ typedef struct gr_launch {
     gr_detector_kind detector;    /* which one (oracle/detector.h): FSM or HB */
     gr_warp_model warp_model;     /* ITS or LOCKSTEP (oracle/detector.h) */
     gr_confirm_mode confirm;      /* FSM launches on the simulator: confirm with HB (default) */
+    gr_access_filter_mode access_filter; /* simulator: skip provably race-free accesses (default) */
+    /* The happens-before detector (plain or confirming) may hold this many MB; over it, plain
+     * HB fails (GR_ERR_UNSUPPORTED) and a confirmation is skipped. 0: the default below. */
+    uint32_t memory_limit_mb;
     const gr_exec_hooks *hooks;   /* may be NULL */
     uint32_t max_findings;        /* 0: 64 */
 } gr_launch;
+
+/* What --memory-limit defaults to. */
+#define GR_DEFAULT_MEMORY_LIMIT_MB 4096u
+/* A confirming HB run compares each access with at most this many earlier accesses on average
+ * (oracle/hb.h history_budget): launches where many threads access the same bytes unordered
+ * would otherwise take time quadratic in the threads. Over it the confirmation is skipped. */
+#define GR_CONFIRM_HISTORY_BUDGET 128u
 
 /* ---- results -------------------------------------------------------------------------------------- */
 
@@ -197,6 +226,9 @@ typedef struct gr_launch_result {
     int nblocks;
     uint64_t undecided;           /* FSM: accesses it left undecided (kept silent) */
     bool confirmed_by_hb;         /* the race findings come from an HB re-run (gr_confirm_mode) */
+    bool confirm_skipped;         /* a confirming HB re-run was due but could not finish: the */
+    char confirm_note[200];       /* FSM's findings stand; why (one line), e.g. the limit */
+    uint64_t hb_memory_peak;      /* HB (plain or confirming): the most its accounting held */
     uint64_t thread_instructions; /* instructions executed, summed over threads */
     uint64_t warp_steps;          /* decoded instructions dispatched (one per lane group) */
     char *printf_output;          /* device printf text, NUL-terminated ("" when none) */

@@ -12,7 +12,8 @@ struct gr_exec_detector {
     gr_launch_geometry geom;
     gr_warp_model model;
     uint32_t threads_per_block;
-    gr_error err; /* first feed failure */
+    bool confirming; /* HB over the granules an FSM run flagged */
+    gr_error err;    /* first feed failure */
 };
 
 static uint8_t map_scope(uint8_t ptx_scope_) {
@@ -160,8 +161,17 @@ static void on_begin(void *ctx, gr_dim3 grid, gr_dim3 block) {
     if (d->chain && d->chain->begin) d->chain->begin(d->chain->ctx, grid, block);
 }
 
-gr_exec_detector *gr_exec_detector_new(gr_detector_kind kind, gr_warp_model model, gr_dim3 grid,
-                                       gr_dim3 block, const gr_exec_hooks *chain, gr_error *err) {
+/* Plain HB over its memory limit: the detector's words, then what the user can do. */
+static bool fail_over_limit(gr_error *err, gr_status status, const char *why) {
+    return gr_fail(err, status,
+                   "%s: raise --memory-limit, check a launch of fewer blocks, or use --detector "
+                   "auto (the default: the shadow FSM, with happens-before only where it reports "
+                   "a race or cannot decide)",
+                   why);
+}
+
+gr_exec_detector *gr_exec_detector_new(const gr_detector_options *opt, gr_dim3 grid, gr_dim3 block,
+                                       const gr_exec_hooks *chain, gr_error *err) {
     gr_exec_detector *d = calloc(1, sizeof *d);
     if (!d) {
         gr_fail(err, GR_ERR_NOMEM, "out of memory");
@@ -169,11 +179,18 @@ gr_exec_detector *gr_exec_detector_new(gr_detector_kind kind, gr_warp_model mode
     }
     d->geom = (gr_launch_geometry){{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 32};
     d->threads_per_block = block.x * block.y * block.z;
-    d->model = model;
+    d->model = opt->warp_model;
+    d->confirming = opt->kind == GR_DETECTOR_HB && opt->track_only;
     d->chain = chain;
-    gr_detector_options opt = {.kind = kind, .warp_model = model};
-    d->det = gr_detector_create(&d->geom, &opt, err);
+    gr_error why = GR_ERROR_INIT;
+    d->det = gr_detector_create(&d->geom, opt, &why);
     if (!d->det) {
+        /* HB refuses a launch whose threads alone pass its limit (GR_ERR_UNSUPPORTED). */
+        if (opt->kind == GR_DETECTOR_HB && why.status == GR_ERR_UNSUPPORTED && !d->confirming)
+            fail_over_limit(err, why.status, why.message ? why.message : "?");
+        else
+            gr_fail(err, why.status, "%s", why.message ? why.message : "?");
+        gr_error_clear(&why);
         free(d);
         return NULL;
     }
@@ -182,6 +199,8 @@ gr_exec_detector *gr_exec_detector_new(gr_detector_kind kind, gr_warp_model mode
 }
 
 const gr_exec_hooks *gr_exec_detector_hooks(gr_exec_detector *d) { return &d->hooks; }
+
+bool gr_exec_detector_failed(const gr_exec_detector *d) { return gr_error_failed(&d->err); }
 
 static gr_exec_thread thread_of(const gr_exec_detector *d, uint32_t linear) {
     gr_exec_thread t;
@@ -199,11 +218,16 @@ bool gr_exec_detector_finish(gr_exec_detector *d, gr_launch_result *res, uint32_
                              gr_error *err) {
     gr_event end = {.type = GR_EV_KERNEL_END};
     feed(d, &end);
+    gr_detector_stats stats = gr_detector_get_stats(d->det);
+    res->hb_memory_peak = stats.memory_peak;
     if (gr_error_failed(&d->err)) {
-        gr_fail(err, d->err.status, "race detector: %s", d->err.message ? d->err.message : "?");
-        return false;
+        const char *why = d->err.message ? d->err.message : "?";
+        /* A confirmation's failure becomes a note on the FSM's result: the reason alone. */
+        if (d->confirming) return gr_fail(err, d->err.status, "%s", why);
+        if (stats.over_memory_limit) return fail_over_limit(err, d->err.status, why);
+        return gr_fail(err, d->err.status, "race detector: %s", why);
     }
-    res->undecided += gr_detector_get_stats(d->det).undecided;
+    res->undecided += stats.undecided;
     const gr_race_set *set = gr_detector_races(d->det);
     for (size_t i = 0; i < set->count; i++) {
         if ((uint32_t)res->nfindings >= max_findings) {

@@ -7,6 +7,7 @@
 
 struct gr_detector {
     gr_detector_options opt;
+    uint32_t tpb; /* threads per block: a shared granule's block */
     gr_fsm *fsm;
     gr_hb *hb;
     gr_race_set races;
@@ -29,8 +30,12 @@ gr_detector *gr_detector_create(const gr_launch_geometry *geom, const gr_detecto
         return NULL;
     }
     d->opt = *opt;
+    d->tpb = gr_geom_threads_per_block(geom);
     bool lockstep = opt->warp_model == GR_WARP_LOCKSTEP;
-    if (opt->kind == GR_DETECTOR_HB) d->hb = gr_hb_create(geom, lockstep, collect, d, err);
+    gr_hb_options hb = {.memory_limit = opt->memory_limit, .track_only = opt->track_only,
+                        .history_budget = opt->history_budget};
+    if (opt->kind == GR_DETECTOR_HB)
+        d->hb = gr_hb_create_with(geom, lockstep, &hb, collect, d, err);
     else d->fsm = gr_fsm_create(geom, lockstep, collect, d, err);
     if (!d->hb && !d->fsm) {
         free(d);
@@ -44,17 +49,45 @@ static bool finish(gr_detector *d, bool ok, gr_error *err) {
     return ok;
 }
 
+/* ---- the FSM's flagged granules ----
+ * An FSM verdict is noticed by comparing its race and undecided counts before and after a
+ * call: cheap, and it needs nothing from the FSM beyond what it reports anyway. */
+
+typedef struct verdicts {
+    uint64_t races, undecided;
+} verdicts;
+
+static verdicts verdicts_now(const gr_detector *d) {
+    return (verdicts){d->stats.races, d->fsm ? gr_fsm_undecided(d->fsm) : 0};
+}
+
+static bool verdicts_changed(const gr_detector *d, verdicts before) {
+    verdicts now = verdicts_now(d);
+    return now.races != before.races || now.undecided != before.undecided;
+}
+
+static void flag(gr_detector *d, const gr_access *a, uint64_t addr) {
+    if (a->space != GR_SPACE_GLOBAL && a->space != GR_SPACE_SHARED) return;
+    uint32_t block = a->space == GR_SPACE_SHARED ? a->thread / d->tpb : 0;
+    if (!gr_granule_set_add(d->opt.flagged, a->space, block, addr, a->size)) d->oom = true;
+}
+
 bool gr_detector_feed(gr_detector *d, const gr_event *ev, gr_error *err) {
     if (ev->type == GR_EV_ACCESS) return gr_detector_access(d, &ev->u.access, err);
     d->stats.events++;
+    verdicts before = verdicts_now(d);
     bool ok = d->hb ? gr_hb_event(d->hb, ev, err) : gr_fsm_event(d->fsm, ev, err);
+    /* A verdict outside an access names no granule: confirm them all. */
+    if (d->opt.flagged && d->fsm && verdicts_changed(d, before)) d->opt.flagged->all = true;
     return finish(d, ok, err);
 }
 
 bool gr_detector_access(gr_detector *d, const gr_access *a, gr_error *err) {
     d->stats.events++;
     d->stats.accesses++;
+    verdicts before = verdicts_now(d);
     bool ok = d->hb ? gr_hb_access(d->hb, a, err) : gr_fsm_feed_access(d->fsm, a, err);
+    if (d->opt.flagged && d->fsm && verdicts_changed(d, before)) flag(d, a, a->addr);
     return finish(d, ok, err);
 }
 
@@ -63,8 +96,19 @@ bool gr_detector_access_lanes(gr_detector *d, const gr_access *proto, uint32_t l
     uint32_t lanes = gr_lane_count(lane_mask);
     d->stats.events += lanes;
     d->stats.accesses += lanes;
-    if (d->fsm)
-        return finish(d, gr_fsm_feed_lanes(d->fsm, proto, lane_mask, first_thread, addr, err), err);
+    if (d->fsm) {
+        verdicts before = verdicts_now(d);
+        bool ok = gr_fsm_feed_lanes(d->fsm, proto, lane_mask, first_thread, addr, err);
+        if (d->opt.flagged && verdicts_changed(d, before)) {
+            gr_access a = *proto;
+            for (uint32_t m = lane_mask; m; m &= m - 1) {
+                uint32_t l = (uint32_t)__builtin_ctz(m);
+                a.thread = first_thread + l;
+                flag(d, &a, addr[l]);
+            }
+        }
+        return finish(d, ok, err);
+    }
     gr_access a = *proto;
     for (uint32_t m = lane_mask; m; m &= m - 1) {
         uint32_t l = (uint32_t)__builtin_ctz(m);
@@ -79,7 +123,10 @@ bool gr_detector_feed_lanes(gr_detector *d, const gr_event *ev, uint32_t lane_ma
                             uint32_t first_thread, gr_error *err) {
     if (d->fsm) {
         d->stats.events += gr_lane_count(lane_mask);
-        return finish(d, gr_fsm_event_lanes(d->fsm, ev, lane_mask, first_thread, err), err);
+        verdicts before = verdicts_now(d);
+        bool ok = gr_fsm_event_lanes(d->fsm, ev, lane_mask, first_thread, err);
+        if (d->opt.flagged && verdicts_changed(d, before)) d->opt.flagged->all = true;
+        return finish(d, ok, err);
     }
     gr_event e = *ev;
     for (uint32_t m = lane_mask; m; m &= m - 1) {
@@ -100,6 +147,10 @@ gr_detector_stats gr_detector_get_stats(const gr_detector *d) {
         s.undecided = gr_fsm_undecided(d->fsm);
         s.shadow_bytes = gr_fsm_shadow_bytes(d->fsm);
         s.tracked_bytes = gr_fsm_tracked_bytes(d->fsm);
+    } else {
+        s.memory_bytes = gr_hb_memory(d->hb);
+        s.memory_peak = gr_hb_memory_peak(d->hb);
+        s.over_memory_limit = gr_hb_over_limit(d->hb);
     }
     return s;
 }

@@ -6,7 +6,10 @@
  *   const gr_race_set *races = gr_detector_races(d);   // deduplicated, first example + count
  *   gr_detector_destroy(d);
  *
- * The event contract is in events.h. Semantics: docs/semantics.md. */
+ * The event contract is in events.h. Semantics: docs/semantics.md. The options also bound the
+ * happens-before detector (memory limit, history budget), let it keep histories for a set of
+ * granules only, and let the FSM record the granules of its races and undecided accesses: an
+ * FSM run's flagged set is what a confirming HB run tracks. */
 #ifndef GR_ORACLE_DETECTOR_H
 #define GR_ORACLE_DETECTOR_H
 
@@ -26,6 +29,19 @@ typedef struct gr_detector_options {
     gr_warp_model warp_model;
     gr_race_fn on_race;  /* optional: every occurrence, before deduplication */
     void *user;
+    /* HB: bytes it may hold (0: no limit). An event that would need more fails with
+     * GR_ERR_UNSUPPORTED and gr_detector_stats.over_memory_limit; see hb.h. */
+    size_t memory_limit;
+    /* HB: keep access histories for these granules only (NULL: all); the set must outlive
+     * the detector. Used to confirm an FSM run: what `flagged` collected there. */
+    const gr_granule_set *track_only;
+    /* HB: compare each access with at most this many earlier accesses on average (0: no
+     * bound); see hb.h. */
+    uint32_t history_budget;
+    /* FSM: add to this set (may be NULL) the granules of every access that raced or was left
+     * undecided (all granules of its lane group), or mark it `all` when an undecided verdict
+     * came from an event that is not an access. Must outlive the detector. */
+    gr_granule_set *flagged;
 } gr_detector_options;
 
 typedef struct gr_detector_stats {
@@ -35,6 +51,9 @@ typedef struct gr_detector_stats {
     uint64_t undecided;     /* FSM: accesses it could not decide (kept silent) */
     size_t shadow_bytes;    /* FSM: shadow memory in use */
     size_t tracked_bytes;   /* FSM: user bytes that shadow covers */
+    size_t memory_bytes;    /* HB: bytes held now (its own accounting) */
+    size_t memory_peak;     /* HB: the most it held */
+    bool over_memory_limit; /* HB: an event failed because it would have passed the limit */
 } gr_detector_stats;
 
 typedef struct gr_detector gr_detector;

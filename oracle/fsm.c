@@ -171,8 +171,10 @@ gr_fsm *gr_fsm_create(const gr_launch_geometry *geom, bool lockstep, gr_race_fn 
     }
     if (tpb * nb > GR_FSM_MAX_THREADS) {
         gr_fail(err, GR_ERR_UNSUPPORTED,
-                "the shadow-FSM detector tracks at most %u threads per launch (this one has %llu);"
-                " use fewer blocks or --detector hb",
+                "the shadow-FSM detector tracks at most %u threads per launch (this one has %llu):"
+                " check a launch of fewer blocks, or run this one on the simulator with"
+                " --detector hb, whose memory grows with the blocks and the memory the kernel"
+                " touches rather than with the threads (bounded by --memory-limit)",
                 GR_FSM_MAX_THREADS, (unsigned long long)(tpb * nb));
         return NULL;
     }

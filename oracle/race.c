@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/hash.h"
+#include "oracle/events.h"
 
 const char *gr_race_kind_name(gr_race_kind kind) {
     switch (kind) {
@@ -99,6 +100,76 @@ void gr_race_set_clear(gr_race_set *set) {
 
 void gr_race_set_free(gr_race_set *set) {
     free(set->races);
+    free(set->slots);
+    memset(set, 0, sizeof *set);
+}
+
+/* ---- granule sets ---- */
+
+/* Shared granules carry their block (< 2^24) above the word index (< 2^30: the shared window
+ * is 4 GiB); global ones are the address's word index, below bit 62. */
+static uint64_t granule_key(uint8_t space, uint32_t block, uint64_t addr) {
+    if (space == GR_SPACE_SHARED)
+        return 1ull << 63 | (uint64_t)block << 30 | ((addr >> 2) & ((1ull << 30) - 1));
+    return addr >> 2;
+}
+
+static size_t granule_slot(uint64_t key, size_t cap) {
+    uint64_t x = key * 0x9e3779b97f4a7c15ull;
+    return (size_t)(x ^ (x >> 29)) & (cap - 1);
+}
+
+static bool granule_insert(uint64_t *slots, size_t cap, uint64_t key) {
+    size_t s = granule_slot(key, cap);
+    while (slots[s]) {
+        if (slots[s] == key + 1) return false;
+        s = (s + 1) & (cap - 1);
+    }
+    slots[s] = key + 1;
+    return true;
+}
+
+bool gr_granule_set_add(gr_granule_set *set, uint8_t space, uint32_t block, uint64_t addr,
+                        uint32_t size) {
+    if (set->all) return true;
+    uint64_t first = addr >> 2, last = (addr + (size ? size : 1) - 1) >> 2;
+    for (uint64_t w = first; w <= last; w++) {
+        if ((set->n + 1) * 2 > set->cap) {
+            size_t cap = set->cap ? set->cap * 2 : 64;
+            uint64_t *slots = calloc(cap, sizeof *slots);
+            if (!slots) return false;
+            for (size_t i = 0; i < set->cap; i++)
+                if (set->slots[i]) granule_insert(slots, cap, set->slots[i] - 1);
+            free(set->slots);
+            set->slots = slots;
+            set->cap = cap;
+        }
+        if (granule_insert(set->slots, set->cap, granule_key(space, block, w << 2))) set->n++;
+    }
+    return true;
+}
+
+bool gr_granule_set_has(const gr_granule_set *set, uint8_t space, uint32_t block, uint64_t addr) {
+    if (set->all) return true;
+    if (!set->cap) return false;
+    uint64_t key = granule_key(space, block, addr);
+    size_t s = granule_slot(key, set->cap);
+    while (set->slots[s]) {
+        if (set->slots[s] == key + 1) return true;
+        s = (s + 1) & (set->cap - 1);
+    }
+    return false;
+}
+
+void gr_granule_set_clear(gr_granule_set *set) {
+    if (set->cap) memset(set->slots, 0, set->cap * sizeof *set->slots);
+    set->n = 0;
+    set->all = false;
+}
+
+size_t gr_granule_set_bytes(const gr_granule_set *set) { return set->cap * sizeof *set->slots; }
+
+void gr_granule_set_free(gr_granule_set *set) {
     free(set->slots);
     memset(set, 0, sizeof *set);
 }

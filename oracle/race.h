@@ -1,7 +1,10 @@
-/* race.h — race records and their deduplication.
+/* race.h — race records, their deduplication, and sets of the places races were seen.
  *
  * A race signature is the unordered pair of static instruction ids plus the race kind; the
- * set keeps the first example of each signature (threads, address) and counts occurrences. */
+ * set keeps the first example of each signature (threads, address) and counts occurrences.
+ * A granule set names 4-byte granules of memory (the FSM's unit): the shadow FSM records where
+ * it reported a race or left an access undecided, and the happens-before detector confirming
+ * that launch keeps access histories for those granules only. */
 #ifndef GR_ORACLE_RACE_H
 #define GR_ORACLE_RACE_H
 
@@ -74,5 +77,28 @@ typedef struct gr_race_set {
 bool gr_race_set_add(gr_race_set *set, const gr_race *race, bool *is_new);
 void gr_race_set_clear(gr_race_set *set);
 void gr_race_set_free(gr_race_set *set);
+
+/* A set of 4-byte granules: (space, block for shared memory, address / 4). `all` stands for
+ * every granule (a detector that could not say where it was undecided). Zero-initialize
+ * (GR_GRANULE_SET_INIT) before use. */
+typedef struct gr_granule_set {
+    uint64_t *slots; /* open addressing: key + 1, 0 = empty */
+    size_t n, cap;
+    bool all;
+} gr_granule_set;
+
+#define GR_GRANULE_SET_INIT {NULL, 0, 0, false}
+
+/* Adds the granules bytes [addr, addr + size) touch; false only when out of memory.
+ * `block` matters for shared memory only (each block has its own). */
+bool gr_granule_set_add(gr_granule_set *set, uint8_t space, uint32_t block, uint64_t addr,
+                        uint32_t size);
+/* Whether the granule holding byte `addr` is in the set (always, once `all`). */
+bool gr_granule_set_has(const gr_granule_set *set, uint8_t space, uint32_t block, uint64_t addr);
+/* Empties the set (storage kept). */
+void gr_granule_set_clear(gr_granule_set *set);
+/* Bytes the set holds on the heap. */
+size_t gr_granule_set_bytes(const gr_granule_set *set);
+void gr_granule_set_free(gr_granule_set *set);
 
 #endif

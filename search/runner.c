@@ -189,6 +189,7 @@ bool gr_runner_run(gr_runner *r, const gr_input *in, gr_launch_result *out, gr_e
     L.detector = r->opt.detector;
     L.confirm = r->opt.confirm;
     L.warp_model = r->opt.warp_model;
+    L.memory_limit_mb = r->opt.memory_limit_mb;
     bool ok = gr_backend_launch(r->backend, &L, out, err);
     free(args);
     free(bytes);

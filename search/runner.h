@@ -27,6 +27,10 @@ typedef struct gr_runner_options {
     gr_detector_kind detector;  /* FSM (default) or HB */
     gr_confirm_mode confirm;    /* FSM: confirm races and undecided accesses with HB (default) */
     gr_warp_model warp_model;   /* ITS (default) or LOCKSTEP */
+    /* MB the happens-before detector may hold, plain or confirming (gr_launch.memory_limit_mb);
+     * 0: GR_DEFAULT_MEMORY_LIMIT_MB. A confirmation over it leaves the FSM's findings standing
+     * (gr_launch_result.confirm_skipped); plain HB over it fails the run. */
+    uint32_t memory_limit_mb;
     uint64_t step_budget;       /* thread-instructions before `hang`; 0: per thread, below */
     /* With step_budget 0: max(1 million, this x launched threads); 0: the backend's default.
      * Spinning kernels then cost milliseconds per execution, not seconds. */

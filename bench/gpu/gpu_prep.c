@@ -14,7 +14,7 @@
 
 #include "common/file.h"
 #include "exec/gpu/gpu.h"
-#include "exec/gpu/intervals.h"
+#include "jit/analysis/intervals.h"
 #include "jit/compile/compile.h"
 #include "jit/ptx/ptx_parse.h"
 

@@ -45,6 +45,9 @@
     X(LaunchKernel, "cuLaunchKernel", CUresult,                                                  \
       (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,         \
        CUstream, void **, void **))                                                              \
+    X(LaunchCooperativeKernel, "cuLaunchCooperativeKernel", CUresult,                            \
+      (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,         \
+       CUstream, void **))                                                                       \
     X(StreamQuery, "cuStreamQuery", CUresult, (CUstream))                                        \
     X(EventCreate, "cuEventCreate", CUresult, (CUevent *, unsigned int))                         \
     X(EventDestroy, "cuEventDestroy_v2", CUresult, (CUevent))                                    \

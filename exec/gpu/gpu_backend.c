@@ -9,6 +9,7 @@
 #include "exec/gpu/device/rt_abi.h"
 #include "exec/gpu/driver.h"
 #include "exec/gpu/gpu.h"
+#include "jit/analysis/readonly.h"
 #include "oracle/fsm_rules.h"
 #include "oracle/race.h"
 
@@ -67,6 +68,34 @@ typedef struct gpu_backend {
 static const gr_backend_ops gpu_ops;
 
 /* ---- errors ------------------------------------------------------------------------------------ */
+
+/* Whether kernel `fn` or a function it calls reads %envreg1/%envreg2, the grid-sync workspace
+ * of cooperative groups' this_grid().sync(): then it must be launched cooperatively. */
+static bool uses_grid_sync(const ptx_module *m, const ptx_function *fn) {
+    const ptx_function *todo[64];
+    int n = 0;
+    todo[n++] = fn;
+    for (int k = 0; k < n; k++) {
+        const ptx_function *f = todo[k];
+        for (int32_t i = 0; i < f->nstmts; i++) {
+            const ptx_insn *x = f->stmts[i].kind == PTX_STMT_INSN ? f->stmts[i].insn : NULL;
+            if (!x) continue;
+            for (int o = 0; o < x->noperands; o++) {
+                const ptx_operand *op = &x->operands[o];
+                if (op->kind == PTX_OPND_SREG && op->u.sreg == PTX_SREG_ENVREG &&
+                    (op->component == 1 || op->component == 2))
+                    return true;
+                if (x->op == PTX_OP_CALL && op->kind == PTX_OPND_SYMBOL && n < 64) {
+                    int32_t ci = ptx_module_find_function(m, op->u.symbol);
+                    bool seen = ci < 0;
+                    for (int j = 0; j < n && !seen; j++) seen = todo[j] == &m->functions[ci];
+                    if (!seen) todo[n++] = &m->functions[ci];
+                }
+            }
+        }
+    }
+    return false;
+}
 
 static bool cu_fail(gpu_backend *g, CUresult r, const char *what, gr_error *err) {
     char d[256];
@@ -457,10 +486,10 @@ static long alloc_index(const gpu_backend *g, uint64_t addr) {
 }
 
 /* Bit i set: the kernel's loads through parameter i may go unchecked in this launch. The
- * analysis (readonly.h) says no write derives from i; here the arguments must show that no
- * other parameter, which may be written, points into i's buffer. Integer parameters only offset
- * addresses and need no check. For a parameter whose buffer only private accesses touch
- * (intervals.h), no other parameter at all may point into its buffer. */
+ * analysis (jit/analysis/readonly.h) says no write derives from i; the arguments must show
+ * that no other parameter, which may be written, points into i's buffer; for a parameter whose
+ * buffer only private accesses touch (intervals.h), that no other parameter at all does
+ * (gr_readonly_launch_bits, the check the simulator makes too). */
 static uint32_t readonly_params(const gpu_backend *g, const char *kernel, const gr_launch *l) {
     uint32_t candidates = 0, exclusive = 0;
     for (uint32_t k = 0; k < g->prep.ro_kernels; k++)
@@ -468,28 +497,20 @@ static uint32_t readonly_params(const gpu_backend *g, const char *kernel, const 
             candidates = g->prep.ro[k].params;
             exclusive = g->prep.ro[k].exclusive;
         }
-    uint32_t ro = 0;
-    for (int i = 0; i < l->nargs && i < 32; i++) {
-        bool excl = exclusive & (1u << i);
-        if (!(candidates & (1u << i)) && !excl) continue;
-        if (l->args[i].size != 8) {
-            if (!excl) ro |= 1u << i;
-            continue;
-        }
+    int n = l->nargs > 0 ? l->nargs : 0;
+    int64_t *arg_buffer = malloc(((size_t)n + 1) * sizeof *arg_buffer);
+    if (!arg_buffer) return 0; /* every check stays */
+    for (int i = 0; i < n; i++) {
+        arg_buffer[i] = GR_READONLY_ARG_NOT_POINTER;
+        if (l->args[i].size != 8) continue;
         uint64_t v;
         memcpy(&v, l->args[i].data, 8);
         long buf = alloc_index(g, v);
-        bool alone = buf >= 0;
-        for (int j = 0; alone && j < l->nargs; j++) {
-            bool other_reads_only = j < 32 && (candidates & (1u << j)) && !excl;
-            if (j == i || other_reads_only || l->args[j].size != 8) continue;
-            uint64_t w;
-            memcpy(&w, l->args[j].data, 8);
-            if (alloc_index(g, w) == buf) alone = false;
-        }
-        if (alone) ro |= 1u << i;
+        arg_buffer[i] = buf >= 0 ? buf : GR_READONLY_ARG_NO_BUFFER;
     }
-    return ro;
+    uint32_t bits = gr_readonly_launch_bits(candidates, exclusive, arg_buffer, n);
+    free(arg_buffer);
+    return bits;
 }
 
 /* Per parameter (the first 32): the launch buffer its value points into, {start, size}; {0, 0}
@@ -605,6 +626,8 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
                        GR_FSM_MAX_THREADS, tpb * nblocks);
     CUfunction func;
     CU_TRY(g, g->cu.ModuleGetFunction(&func, g->mod, fn->name), "finding the kernel", err);
+    /* cooperative groups' grid sync needs the workspace only a cooperative launch provides */
+    bool cooperative = uses_grid_sync(g->m, fn);
     void **params = calloc((size_t)(l->nargs ? l->nargs : 1), sizeof *params);
     if (!params) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     for (int i = 0; i < l->nargs; i++) params[i] = (void *)l->args[i].data;
@@ -711,9 +734,17 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
     }
     if (ok) {
         g->cu.EventRecord(g->ev_start, NULL);
-        r = g->cu.LaunchKernel(func, grid.x, grid.y, grid.z, block.x, block.y, block.z, dyn, NULL,
-                               params, NULL);
-        if (r != CUDA_SUCCESS) ok = cu_fail(g, r, "launching the kernel", err);
+        r = cooperative ? g->cu.LaunchCooperativeKernel(func, grid.x, grid.y, grid.z, block.x,
+                                                        block.y, block.z, dyn, NULL, params)
+                        : g->cu.LaunchKernel(func, grid.x, grid.y, grid.z, block.x, block.y,
+                                             block.z, dyn, NULL, params, NULL);
+        if (r == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)
+            ok = gr_fail(err, GR_ERR_USAGE,
+                         "kernel %s synchronizes the whole grid, so all %" PRIu64 " blocks must "
+                         "be resident at once, and this GPU cannot hold them with the detector's "
+                         "instrumentation (cudaErrorCooperativeLaunchTooLarge): use fewer blocks",
+                         fn->name, nblocks);
+        else if (r != CUDA_SUCCESS) ok = cu_fail(g, r, "launching the kernel", err);
         else g->cu.EventRecord(g->ev_end, NULL);
     }
     free(params);

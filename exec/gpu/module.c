@@ -27,8 +27,8 @@
 #include "exec/gpu/device/rt_abi.h"
 #include "exec/gpu/gpu.h"
 #include "exec/gpu/inline_access.h"
-#include "exec/gpu/intervals.h"
-#include "exec/gpu/readonly.h"
+#include "jit/analysis/intervals.h"
+#include "jit/analysis/readonly.h"
 #include "jit/compile/compile.h"
 #include "jit/instrument/hook_abi.h"
 #include "jit/instrument/instrument.h"
@@ -726,23 +726,37 @@ static bool emit_user_dynamic_size(gr_strbuf *out, const char *s, size_t len) {
     return true;
 }
 
+/* The parameters the address of an access hook call derives from when it is the read of a
+ * read-only load (readonly.h): the instruction's mask for its read hook; 0 for any other hook
+ * (a write, cp.async's destination). A read's info word may be a register (cp.async with a
+ * run-time source size). */
+static uint32_t readonly_mask(const gr_readonly *ro, const char *s, size_t len) {
+    const char *end = s + len, *open = NULL;
+    for (const char *h = s; h < end && !open; h++)
+        if (strncmp(h, GR_HOOK_ACCESS_NAME, strlen(GR_HOOK_ACCESS_NAME)) == 0)
+            open = memchr(h, '(', (size_t)(end - h));
+    const char *info = open ? memchr(open, ',', (size_t)(end - open)) : NULL;
+    const char *id = info ? memchr(info + 1, ',', (size_t)(end - info - 1)) : NULL;
+    if (!id) return 0u;
+    info = skip_space(info + 1);
+    if (*info != '%' && (strtoul(info, NULL, 0) & GR_HOOK_ACCESS_WRITE)) return 0u;
+    return gr_readonly_mask(ro, (uint32_t)strtoul(skip_space(id + 1), NULL, 0));
+}
+
 static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quiet_loads *quiet,
-                        gr_strbuf *out, gr_gpu_prep_stats *st, gr_error *err) {
+                        const gr_readonly *ro, gr_strbuf *out, gr_gpu_prep_stats *st,
+                        gr_error *err) {
     const char *end = text + strlen(text);
-    gr_ro_result ro;
-    memset(&ro, 0, sizeof ro);
-    if (o->skip_readonly_loads && o->instrument && !gr_ro_analyze(text, &ro, err)) return false;
     loop_spans loops = {0};
     if (!collect_loops(text, &loops)) {
         free(loops.span);
-        gr_ro_result_free(&ro);
         return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     }
-    for (uint32_t k = 0; k < ro.nkernels && st->ro_kernels < GR_GPU_RO_KERNELS; k++) {
-        if (!ro.kernels[k].candidates) continue;
+    for (uint32_t k = 0; ro && k < ro->nkernels && st->ro_kernels < GR_GPU_RO_KERNELS; k++) {
+        if (!ro->kernels[k].candidates) continue;
         gr_gpu_ro_kernel *rk = &st->ro[st->ro_kernels++];
-        snprintf(rk->name, sizeof rk->name, "%s", ro.kernels[k].name);
-        rk->params = ro.kernels[k].candidates;
+        snprintf(rk->name, sizeof rk->name, "%s", ro->kernels[k].name);
+        rk->params = ro->kernels[k].candidates;
         rk->exclusive = 0;
     }
     for (uint32_t k = 0; o->skip_private && quiet && k < quiet->npriv_kernels; k++) {
@@ -762,7 +776,7 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
     bool library_hooks = mod.simple_sync && gr_gpu_has_library_hooks(text);
     private_hoists hoists;
     hoists_collect(o->skip_private ? quiet : NULL, &hoists);
-    uint32_t line_no = 0, next_ro = 0;
+    uint32_t line_no = 0;
     bool header_done = false, pending_fn = false, pending_entry = false;
     bool in_body = false, prologue_done = false, is_entry = false;
     bool control_flow = false; /* a label or branch seen in the current function body */
@@ -932,10 +946,7 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
                                   n, loc_file, loc_line);
             }
             if (line_contains(s, slen, "__gr_hook_access") && line_contains(s, slen, "call")) {
-                while (next_ro < ro.nhooks && ro.hooks[next_ro].line < line_no) next_ro++;
-                uint32_t ro_mask = next_ro < ro.nhooks && ro.hooks[next_ro].line == line_no
-                                       ? ro.hooks[next_ro].mask
-                                       : 0u;
+                uint32_t ro_mask = ro ? readonly_mask(ro, s, slen) : 0u;
                 char addr[64];
                 uint32_t size = 0;
                 bool operands = hook_operands(s, slen, addr, sizeof addr, &size);
@@ -997,7 +1008,6 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
     free(loops.span);
     if (cold.oom) ok = ok && gr_fail(err, GR_ERR_NOMEM, "out of memory");
     gr_strbuf_free(&cold);
-    gr_ro_result_free(&ro);
     if (ok && !header_done) ok = gr_fail(err, GR_ERR_INTERNAL, "PTX without .address_size");
     if (ok && out->oom) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
     return ok;
@@ -1044,8 +1054,19 @@ bool gr_gpu_prepare_ptx(const ptx_module *m, const gr_gpu_options *o, char **ptx
         gr_strbuf_free(&text);
         return false;
     }
+    /* Read-only loads: only hooks can be skipped, so only with access hooks. */
+    gr_readonly ro;
+    memset(&ro, 0, sizeof ro);
+    bool with_ro = eff.skip_readonly_loads && eff.instrument && eff.hook_accesses;
+    if (with_ro && !gr_readonly_find(m, &ro, err)) {
+        gr_quiet_loads_free(&quiet);
+        gr_strbuf_free(&text);
+        return false;
+    }
     gr_strbuf out = {0};
-    bool ok = line_passes(gr_strbuf_cstr(&text), &eff, quiet.bits ? &quiet : NULL, &out, &st, err);
+    bool ok = line_passes(gr_strbuf_cstr(&text), &eff, quiet.bits ? &quiet : NULL,
+                          with_ro ? &ro : NULL, &out, &st, err);
+    gr_readonly_free(&ro);
     gr_quiet_loads_free(&quiet);
     gr_strbuf_free(&text);
     if (!ok) {

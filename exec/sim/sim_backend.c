@@ -7,6 +7,7 @@
 
 #include "exec/detect.h"
 #include "exec/sim/sim.h"
+#include "exec/sim/sim_filter.h"
 #include "exec/sim/sim_sched.h"
 #include "exec/sim/sim_state.h"
 
@@ -323,8 +324,35 @@ static bool validate(sim_run *r, const gr_launch *L, gr_error *err) {
     return true;
 }
 
-/* One execution of the launch with `detector` (when L->detect). */
-static bool run_once(sim_backend *be, const gr_launch *L, gr_detector_kind detector,
+/* Detector hooks that stop the launch once the detector rejected an event (the happens-before
+ * detector at its memory limit or history budget): the rest of the run could not change the
+ * outcome. */
+typedef struct stopping_hooks {
+    gr_exec_hooks hooks;
+    const gr_exec_hooks *inner;
+    gr_exec_detector *det;
+    sim_run *r;
+} stopping_hooks;
+
+static void stopping_access(void *ctx, const gr_access_event *ev) {
+    stopping_hooks *s = ctx;
+    s->inner->access(s->inner->ctx, ev);
+    if (gr_exec_detector_failed(s->det)) s->r->stop = true;
+}
+
+static void stopping_sync(void *ctx, const gr_sync_event *ev) {
+    stopping_hooks *s = ctx;
+    s->inner->sync(s->inner->ctx, ev);
+    if (gr_exec_detector_failed(s->det)) s->r->stop = true;
+}
+
+static void stopping_begin(void *ctx, gr_dim3 grid, gr_dim3 block) {
+    stopping_hooks *s = ctx;
+    s->inner->begin(s->inner->ctx, grid, block);
+}
+
+/* One execution of the launch with the detector `opt` describes (when L->detect). */
+static bool run_once(sim_backend *be, const gr_launch *L, const gr_detector_options *opt,
                      gr_launch_result *out, gr_error *err) {
     memset(out, 0, sizeof *out);
     sim_run *r = calloc(1, sizeof *r);
@@ -357,13 +385,20 @@ static bool run_once(sim_backend *be, const gr_launch *L, gr_detector_kind detec
                    (size_t)be->prog.nblocks * sizeof(uint32_t));
     }
     if (ok && !sim_schedule_prepare(r)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory preparing the launch");
+    if (ok && !sim_filter_prepare(r, L)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory preparing the launch");
     gr_exec_detector *det = NULL;
     gr_launch with_detector;
+    stopping_hooks stopping;
     if (ok && L->detect) {
-        det = gr_exec_detector_new(detector, L->warp_model, r->grid, r->block, L->hooks, err);
+        det = gr_exec_detector_new(opt, r->grid, r->block, L->hooks, err);
         if (!det) ok = false;
         with_detector = *L;
         with_detector.hooks = det ? gr_exec_detector_hooks(det) : NULL;
+        if (det && opt->kind == GR_DETECTOR_HB) {
+            stopping = (stopping_hooks){{&stopping, stopping_access, stopping_sync, stopping_begin},
+                                        with_detector.hooks, det, r};
+            with_detector.hooks = &stopping.hooks;
+        }
         r->launch = &with_detector;
     }
     if (ok) {
@@ -380,6 +415,7 @@ static bool run_once(sim_backend *be, const gr_launch *L, gr_detector_kind detec
         if (!out->printf_output) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
     }
     gr_strbuf_free(&r->printf_out);
+    sim_filter_release(r);
     sim_schedule_free(r);
     free(r->kparams);
     free(r);
@@ -406,9 +442,13 @@ static bool snapshot_take(const sim_backend *be, memory_snapshot *s) {
     return true;
 }
 
-static void snapshot_restore(sim_backend *be, const memory_snapshot *s) {
-    for (int32_t i = 0; i < s->n && i < be->nallocs; i++)
-        memcpy(be->allocs[i].host, s->bytes[i], be->allocs[i].size);
+/* Exchanges device memory with the snapshot (allocations keep their sizes and addresses). */
+static void snapshot_swap(sim_backend *be, memory_snapshot *s) {
+    for (int32_t i = 0; i < s->n && i < be->nallocs; i++) {
+        uint8_t *t = be->allocs[i].host;
+        be->allocs[i].host = s->bytes[i];
+        s->bytes[i] = t;
+    }
 }
 
 static void snapshot_free(memory_snapshot *s) {
@@ -423,31 +463,57 @@ static bool has_race_finding(const gr_launch_result *r) {
     return r->findings_dropped > 0;
 }
 
+static gr_detector_options detector_options(const gr_launch *L, gr_detector_kind kind) {
+    uint64_t mb = L->memory_limit_mb ? L->memory_limit_mb : GR_DEFAULT_MEMORY_LIMIT_MB;
+    return (gr_detector_options){.kind = kind, .warp_model = L->warp_model,
+                                 .memory_limit = (size_t)(mb << 20)};
+}
+
 /* The FSM first; when it reports a race or leaves an access undecided, the same launch again
- * from the same memory under happens-before (see gr_confirm_mode). The schedule is a pure
- * function of the launch, so both runs execute the same interleaving. */
+ * from the same memory under happens-before, tracking the granules the FSM flagged (see
+ * gr_confirm_mode). The schedule is a pure function of the launch, so both runs execute the
+ * same interleaving and leave the same memory. When the second run fails (its memory limit or
+ * history budget), the FSM's result and memory stand, marked as not confirmed. */
 static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out, gr_error *err) {
     sim_backend *be = (sim_backend *)b;
     memset(out, 0, sizeof *out);
     if (!be->loaded) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
     bool confirm = L->detect && L->detector == GR_DETECTOR_FSM && L->confirm == GR_CONFIRM_AUTO;
-    if (!confirm) return run_once(be, L, L->detector, out, err);
+    if (!confirm) {
+        gr_detector_options opt = detector_options(L, L->detector);
+        return run_once(be, L, &opt, out, err);
+    }
     memory_snapshot snap = {0};
     if (!snapshot_take(be, &snap)) {
         snapshot_free(&snap);
         return gr_fail(err, GR_ERR_NOMEM, "out of memory saving device memory before a launch");
     }
-    bool ok = run_once(be, L, GR_DETECTOR_FSM, out, err);
+    gr_granule_set flagged = GR_GRANULE_SET_INIT;
+    gr_detector_options fsm = detector_options(L, GR_DETECTOR_FSM);
+    fsm.flagged = &flagged;
+    bool ok = run_once(be, L, &fsm, out, err);
     if (ok && (out->undecided > 0 || has_race_finding(out))) {
-        uint64_t undecided = out->undecided;
-        gr_launch_result_free(out);
-        snapshot_restore(be, &snap);
-        ok = run_once(be, L, GR_DETECTOR_HB, out, err);
-        if (ok) {
-            out->undecided = undecided;
-            out->confirmed_by_hb = true;
+        /* The snapshot takes the FSM run's memory; the re-run starts from the launch's. */
+        snapshot_swap(be, &snap);
+        gr_detector_options hb = detector_options(L, GR_DETECTOR_HB);
+        hb.track_only = &flagged;
+        hb.history_budget = GR_CONFIRM_HISTORY_BUDGET;
+        gr_launch_result confirmed;
+        gr_error why = GR_ERROR_INIT;
+        if (run_once(be, L, &hb, &confirmed, &why)) {
+            confirmed.undecided = out->undecided;
+            confirmed.confirmed_by_hb = true;
+            gr_launch_result_free(out);
+            *out = confirmed;
+        } else {
+            snapshot_swap(be, &snap);
+            out->confirm_skipped = true;
+            snprintf(out->confirm_note, sizeof out->confirm_note, "%s",
+                     why.message ? why.message : "the confirming run failed");
         }
+        gr_error_clear(&why);
     }
+    gr_granule_set_free(&flagged);
     snapshot_free(&snap);
     return ok;
 }

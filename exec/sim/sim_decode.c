@@ -1541,6 +1541,8 @@ bool sim_program_build(const ptx_module *m, sim_program *p, sim_alloc_fn alloc, 
         for (int32_t fi = 0; ok && fi < m->nfunctions; fi++) p->funcs[fi].user_code = user[fi];
         free(user);
     }
+    /* accesses that need not reach the detector */
+    if (ok) ok = sim_filter_mark(p, m, err);
     /* basic blocks */
     if (ok) {
         for (int32_t i = 0; i < p->ncode; i++)
@@ -1575,5 +1577,6 @@ void sim_program_free(sim_program *p) {
     free(p->block_first_insn);
     free(p->vars);
     free(p->const_seg);
+    gr_access_filter_free(&p->filter);
     memset(p, 0, sizeof *p);
 }

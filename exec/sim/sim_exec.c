@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "exec/sim/sim_exec.h"
+#include "exec/sim/sim_filter.h"
 
 /* ---- value helpers ---------------------------------------------------------------------------- */
 
@@ -297,9 +298,9 @@ static uint32_t reported_insn(const sim_run *r, const sim_warp *w, int lane, con
     return in->id;
 }
 
-static void emit_access(sim_run *r, const sim_insn *in, sim_warp *w, uint32_t mask, int space,
-                        uint8_t kind, uint32_t size, uint32_t group_mask) {
-    if (!mask || !r->launch->hooks || !r->launch->hooks->access) return;
+static void emit_access(sim_run *r, const gr_exec_hooks *hooks, const sim_insn *in, sim_warp *w,
+                        uint32_t mask, int space, uint8_t kind, uint32_t size, uint32_t group_mask) {
+    if (!mask || !hooks || !hooks->access) return;
     gr_access_event ev;
     ev.insn_id = reported_insn(r, w, __builtin_ctz(mask), in);
     ev.block_linear = w->block->linear;
@@ -314,7 +315,21 @@ static void emit_access(sim_run *r, const sim_insn *in, sim_warp *w, uint32_t ma
     ev.atomic_op = (in->h == H_ATOM || in->h == H_RED) ? in->subop : 0;
     ev.converged = group_mask == (w->exist_mask & ~w->exited_mask);
     ev.addr = r->ev_addr;
-    r->launch->hooks->access(r->launch->hooks->ctx, &ev);
+    hooks->access(hooks->ctx, &ev);
+}
+
+/* The events of one access: the lanes the access filter lets go (sim_filter.h) reach only the
+ * user's hooks, the others the launch's hooks (the detector, which passes them on). */
+static void emit_events(sim_run *r, const sim_insn *in, sim_warp *w, uint32_t gmask, uint32_t smask,
+                        uint8_t kind, uint32_t size, uint32_t group_mask) {
+    uint32_t skip = in->filter_site && r->filter ? sim_filter_lanes(r, in, gmask | smask, size) : 0;
+    const gr_exec_hooks *h = r->launch->hooks;
+    emit_access(r, h, in, w, gmask & ~skip, SP_GLOBAL, kind, size, group_mask);
+    emit_access(r, h, in, w, smask & ~skip, SP_SHARED, kind, size, group_mask);
+    if (!skip) return;
+    h = sim_filter_user_hooks(r);
+    emit_access(r, h, in, w, gmask & skip, SP_GLOBAL, kind, size, group_mask);
+    emit_access(r, h, in, w, smask & skip, SP_SHARED, kind, size, group_mask);
 }
 
 /* Resolves the addresses of every active lane: host pointers into `ptrs`; false (run stopped)
@@ -342,10 +357,7 @@ static bool resolve_lanes(sim_run *r, const sim_insn *in, sim_warp *w, const uin
         if (sp == SP_GLOBAL) gmask |= 1u << l;
         else if (sp == SP_SHARED) smask |= 1u << l;
     }
-    if (r->launch->hooks) {
-        if (gmask) emit_access(r, in, w, gmask, SP_GLOBAL, kind, size, group_mask);
-        if (smask) emit_access(r, in, w, smask, SP_SHARED, kind, size, group_mask);
-    }
+    if (r->launch->hooks) emit_events(r, in, w, gmask, smask, kind, size, group_mask);
     return true;
 }
 

@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "exec/backend.h"
 #include "exec/sim/sim.h"
+#include "jit/analysis/filter.h"
 #include "jit/ptx/ptx_ir.h"
 
 enum { SIM_LANES = 32, SIM_BARRIERS = 16, SIM_MAX_CALL_DEPTH = 64 };
@@ -101,6 +102,8 @@ typedef struct sim_insn {
     int32_t target;    /* branch target (instruction index), callee (function index) */
     int32_t call;      /* index into sim_program.calls for H_CALL */
     uint32_t id;       /* ptx_insn.id */
+    int32_t filter_site; /* 1 + index in sim_program.filter.sites: an access the analyses prove
+                          * race-free under the site's conditions (sim_filter.h); 0: none */
     const ptx_insn *src;
 } sim_insn;
 
@@ -164,6 +167,7 @@ typedef struct sim_program {
     bool uses_grid_workspace; /* reads %envreg1/%envreg2: grid-wide sync (cooperative launch) */
     uint8_t *const_seg;       /* .const space contents */
     uint64_t const_size;
+    gr_access_filter filter;  /* accesses that need not reach the detector (sim_filter.h) */
 } sim_program;
 
 /* Decodes every function of `m`. Global variables get addresses through `alloc_global`. */
@@ -175,6 +179,9 @@ void sim_program_free(sim_program *p);
 /* Whether kernel `entry` (a function index) and every function it calls directly can run:
  * fails (GR_ERR_UNSUPPORTED) naming the kernel, the function and the instruction. */
 bool sim_program_kernel_runnable(const sim_program *p, int32_t entry, gr_error *err);
+/* Builds p->filter for `m` and marks the instructions of its sites (sim_insn.filter_site);
+ * sim_filter.c, called at the end of sim_program_build. */
+bool sim_filter_mark(sim_program *p, const ptx_module *m, gr_error *err);
 /* Bytes and alignment of a variable or parameter as PTX lays it out. */
 uint64_t sim_var_size(const ptx_var *v);
 uint64_t sim_var_align(const ptx_var *v);

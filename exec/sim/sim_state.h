@@ -56,6 +56,7 @@ typedef struct sim_barrier {
 } sim_barrier;
 
 typedef struct sim_warp sim_warp;
+struct sim_filter_run; /* sim_filter.h */
 
 typedef struct sim_block {
     bool active;
@@ -130,6 +131,7 @@ typedef struct sim_run {
     uint32_t npct_points;
     /* scratch for events */
     uint64_t ev_addr[SIM_LANES];
+    struct sim_filter_run *filter; /* this launch's access filter (sim_filter.h), or NULL */
 } sim_run;
 
 #endif

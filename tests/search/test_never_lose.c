@@ -341,3 +341,25 @@ Test(nondeterministic, finding_seen_once_stays_reported, .timeout = 120) {
     free(out);
     free(doc);
 }
+
+/* ---- a big launch whose happens-before confirmation cannot run ------------------------------ */
+
+/* 512 blocks of 256 threads, and the happens-before detector held to 1 MB: the confirmation is
+ * skipped, the FSM's races stand, and they are on disk and in the report. */
+Test(big_launch, confirmation_over_its_memory_limit_keeps_the_findings, .timeout = 300) {
+    char dir[1024], findings[1100], json[1100];
+    scratch(dir, sizeof dir, "biglaunch");
+    snprintf(findings, sizeof findings, "%s/findings", dir);
+    snprintf(json, sizeof json, "%s/report.json", dir);
+    pid_t pid = start(dir, NULL, ARGS("fuzz", GR_SOURCE_DIR "/tests/confirm/block_sum_race.cu",
+                                      "--spec", GR_SOURCE_DIR "/tests/search/specs/block_sum_big.json",
+                                      "--runs", "2", "--memory-limit", "1", "--findings", findings,
+                                      "--json", json));
+    int code = wait_for(pid, 280);
+    char *err = slurp(dir, "err.txt"), *doc = slurp(dir, "report.json");
+    cr_expect_eq(code, 1, "the FSM's races are findings (exit %d):\n%s", code, err);
+    cr_expect_gt(count_files(findings, ".json"), 0, "their witnesses are on disk");
+    cr_expect(strstr(doc, "\"class\": \"race\""), "and in the report:\n%s", doc);
+    free(err);
+    free(doc);
+}

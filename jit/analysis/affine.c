@@ -4,8 +4,9 @@
  * Two passes per kernel: the bases of all registers to a fixed point over their definitions
  * (which pointer a value may be), then the offsets on demand, memoized, by evaluating a
  * register's definition (one definition, or the two of an induction register). */
-#include "exec/gpu/affine.h"
+#include "jit/analysis/affine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -646,10 +647,12 @@ gr_affine_kernel *gr_affine_kernel_new(const ptx_module *m, const ptx_function *
     free(fill);
     for (int32_t i = 0; ok && i < fn->nvars; i++)
         if (fn->vars[i].space == PTX_SPACE_SHARED)
-            k->arrays[k->narrays++] = (gr_affine_array){fn->vars[i].name, var_bytes(&fn->vars[i])};
+            k->arrays[k->narrays++] = (gr_affine_array){fn->vars[i].name, var_bytes(&fn->vars[i]),
+                                                               &fn->vars[i]};
     for (int32_t i = 0; ok && i < m->nvars; i++)
         if (m->vars[i].space == PTX_SPACE_SHARED)
-            k->arrays[k->narrays++] = (gr_affine_array){m->vars[i].name, var_bytes(&m->vars[i])};
+            k->arrays[k->narrays++] = (gr_affine_array){m->vars[i].name, var_bytes(&m->vars[i]),
+                                                               &m->vars[i]};
     if (!ok) {
         gr_affine_kernel_free(k);
         return NULL;
@@ -1282,5 +1285,73 @@ static bool disjoint_like_terms(const gr_affine_form *a, uint32_t a_size, const 
         if (cond.max_ntid[d] < c->max_ntid[d]) c->max_ntid[d] = cond.max_ntid[d];
         if (cond.max_nctaid[d] < c->max_nctaid[d]) c->max_nctaid[d] = cond.max_nctaid[d];
     }
+    return true;
+}
+
+/* ---- naming (facts) ---------------------------------------------------------------------------- */
+
+void gr_affine_atom_name(const gr_affine_kernel *k, uint32_t atom, char *buf, size_t n) {
+    static const char *const dims = "xyz";
+    static const char *const sregs[] = {"tid", "ntid", "ctaid", "nctaid"};
+    if (atom < ATOM_IV) {
+        uint32_t kind = atom / 3, d = atom % 3;
+        if (kind < 4) snprintf(buf, n, "%s.%c", sregs[kind], dims[d]);
+        else snprintf(buf, n, "?");
+    } else if (is_uniform_atom(atom)) {
+        int32_t r = (int32_t)(atom - ATOM_UNIFORM);
+        snprintf(buf, n, "uniform(%s)", r < k->nregs && k->fn->regs[r].name ? k->fn->regs[r].name : "?");
+    } else {
+        int32_t r = (int32_t)(atom - ATOM_IV) % (k->nregs ? k->nregs : 1);
+        snprintf(buf, n, "iter(%s)", k->fn->regs[r].name ? k->fn->regs[r].name : "?");
+    }
+}
+
+void gr_affine_format(const gr_affine_kernel *k, const gr_affine_form *f, char *buf, size_t n) {
+    if (!n) return;
+    buf[0] = '\0';
+    if (!f->known) {
+        snprintf(buf, n, "?");
+        return;
+    }
+    size_t used = 0;
+    for (uint8_t t = 0; t < f->nterms && used < n; t++) {
+        const gr_affine_term *term = &f->terms[t];
+        int64_t c = term->coef;
+        const char *sep = t == 0 ? (c < 0 ? "-" : "") : (c < 0 ? " - " : " + ");
+        uint64_t mag = c < 0 ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
+        used += (size_t)snprintf(buf + used, n - used, "%s", sep);
+        if (mag != 1 && used < n) used += (size_t)snprintf(buf + used, n - used, "%llu*", (unsigned long long)mag);
+        for (int a = 0; a < term->degree && used < n; a++) {
+            char name[64];
+            gr_affine_atom_name(k, term->atoms[a], name, sizeof name);
+            used += (size_t)snprintf(buf + used, n - used, "%s%s", a ? "*" : "", name);
+        }
+    }
+    if (used < n && (f->constant || !f->nterms)) {
+        int64_t c = f->constant;
+        uint64_t mag = c < 0 ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
+        const char *sep = !f->nterms ? (c < 0 ? "-" : "") : (c < 0 ? " - " : " + ");
+        snprintf(buf + used, n - used, "%s%llu", sep, (unsigned long long)mag);
+    }
+}
+
+bool gr_affine_mentions_thread(const gr_affine_form *f) {
+    for (uint8_t t = 0; f->known && t < f->nterms; t++)
+        for (int a = 0; a < f->terms[t].degree; a++)
+            if (f->terms[t].atoms[a] < ATOM_NTID ||
+                (f->terms[t].atoms[a] >= ATOM_CTAID && f->terms[t].atoms[a] < ATOM_NCTAID))
+                return true;
+    return false;
+}
+
+bool gr_affine_single_sreg(const gr_affine_form *f, uint16_t *sreg, uint8_t *dim) {
+    if (!f->known || f->nterms != 1 || f->constant != 0 || f->terms[0].coef != 1 ||
+        f->terms[0].degree != 1 || f->terms[0].atoms[0] >= ATOM_IV)
+        return false;
+    static const uint16_t kinds[4] = {PTX_SREG_TID, PTX_SREG_NTID, PTX_SREG_CTAID, PTX_SREG_NCTAID};
+    uint32_t atom = f->terms[0].atoms[0];
+    if (atom / 3 >= 4) return false;
+    *sreg = kinds[atom / 3];
+    *dim = (uint8_t)(atom % 3);
     return true;
 }

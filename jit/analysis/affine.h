@@ -1,5 +1,5 @@
 /* affine.h — what a kernel's addresses are, as sums of thread coordinates, and when two threads'
- * accesses provably touch different bytes (internal to exec/gpu).
+ * accesses provably touch different bytes.
  *
  * A register's value is read as an affine form: a base (a kernel parameter's pointer, a shared
  * array, "no pointer" for integers, or unknown) plus a sum of integer coefficients times products
@@ -17,11 +17,15 @@
  * as equal for the two threads it compares (they are of one block and one epoch) and which no
  * proof between blocks accepts.
  * Integer arithmetic is taken without wrap-around: an index that overflows 32 bits moves the
- * address by a multiple of 4 GiB, which is what the callers' run-time bounds checks catch. */
-#ifndef GR_EXEC_GPU_AFFINE_H
-#define GR_EXEC_GPU_AFFINE_H
+ * address by a multiple of 4 GiB, which is what the callers' run-time bounds checks catch.
+ * Assumptions a caller must check at run time (both backends do, see intervals.h): an address
+ * stays inside the array or parameter buffer its base names, and the launch's extents are
+ * within the gr_affine_launch a proof returns. */
+#ifndef GR_JIT_ANALYSIS_AFFINE_H
+#define GR_JIT_ANALYSIS_AFFINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "jit/ptx/ptx_ir.h"
@@ -56,6 +60,7 @@ typedef struct gr_affine_form {
 typedef struct gr_affine_array {
     const char *name;
     uint64_t bytes; /* 0: size unknown (extern, dynamic) */
+    const ptx_var *var;
 } gr_affine_array;
 
 typedef struct gr_affine_kernel gr_affine_kernel;
@@ -143,5 +148,18 @@ bool gr_affine_guard_narrow(gr_affine_kernel *k, int32_t pred, bool value, gr_af
 bool gr_affine_disjoint(const gr_affine_form *a, uint32_t a_size, const gr_affine_bounds *a_guard,
                         const gr_affine_form *b, uint32_t b_size, const gr_affine_bounds *b_guard,
                         bool same_block, gr_affine_launch *c);
+
+/* ---- naming (jit/analysis/facts.h) ----------------------------------------------------------- */
+
+/* An atom's name: "tid.x", "ntid.y", "ctaid.z", "nctaid.x", "iter(%r5)" (a loop counter: how many
+ * steps register %r5 has taken), "uniform(%r7)" (a block-uniform value). */
+void gr_affine_atom_name(const gr_affine_kernel *k, uint32_t atom, char *buf, size_t n);
+/* A form's offset as text, "4*tid.x + 64*tid.y + 8", or "?" when unknown (the base is not
+ * printed). */
+void gr_affine_format(const gr_affine_kernel *k, const gr_affine_form *f, char *buf, size_t n);
+/* Whether a known form reads %tid or %ctaid (a thread index). */
+bool gr_affine_mentions_thread(const gr_affine_form *f);
+/* Whether a form is exactly one special register (1*%ntid.y, ...): which, and its dimension. */
+bool gr_affine_single_sreg(const gr_affine_form *f, uint16_t *sreg, uint8_t *dim);
 
 #endif

@@ -1,7 +1,9 @@
-/* cfg.h — a kernel's instructions as a control-flow graph, one node per instruction (internal
- * to exec/gpu): what the barrier-interval walk and the uniformity analysis both follow. */
-#ifndef GR_EXEC_GPU_CFG_H
-#define GR_EXEC_GPU_CFG_H
+/* cfg.h — a function's instructions as a control-flow graph, one node per instruction: what
+ * the barrier-interval walk, the uniformity analysis and the facts (barrier points) follow.
+ * Assumes nothing: a branch to a label the function lacks makes gr_cfg_build fail; indirect
+ * branches (brx) are nodes without a target, which their users refuse. */
+#ifndef GR_JIT_ANALYSIS_CFG_H
+#define GR_JIT_ANALYSIS_CFG_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * then anchored ones (a register stays while all its definitions qualify given the others).
  * Readings of derived registers are checked on demand with, per definition, the set of nodes it
  * reaches only across a full barrier. */
-#include "exec/gpu/uniform.h"
+#include "jit/analysis/uniform.h"
 
 #include <stdlib.h>
 #include <string.h>

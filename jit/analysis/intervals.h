@@ -1,10 +1,12 @@
-/* intervals.h — shared-memory loads that cannot race, by barrier intervals (internal to
- * exec/gpu).
+/* intervals.h — shared-memory accesses that cannot race, by barrier intervals, and accesses no
+ * other thread can touch (private accesses).
  *
  * Shared memory belongs to one block, and the block's full barriers (bar.sync/barrier.sync/
- * bar.red without a thread count) cut its run into intervals. The device runtime reports a
- * block whose threads pass different sequences of barrier instructions (barrier-divergence,
- * rt_abi.h); when it reports nothing, every thread's k-th barrier was the same instruction b_k,
+ * bar.red without a thread count) cut its run into intervals. Assumption: no barrier
+ * divergence. Both backends check it at run time and report a block whose threads pass
+ * different sequences of barrier instructions as barrier-divergence (the GPU's device runtime
+ * with its exit fold, exec/gpu/device/rt_abi.h; the simulator at every barrier). When nothing
+ * is reported, every thread's k-th barrier was the same instruction b_k,
  * so two accesses by different threads at the same barrier epoch k both lie on barrier-free
  * paths that start at b_k (or at the kernel's entry for k = 0), and accesses at different
  * epochs are ordered by the barriers between them. A load therefore cannot race when no write
@@ -22,19 +24,20 @@
  * Only plain loads (`ld.shared`, weak) in kernel bodies are marked, and relaxed atomics
  * (`atom`/`red.shared`) whose intervals hold no other shared access (no load or store, plain
  * or not, no generic access, no call that may touch shared memory) and no atomic of another
- * size: atomics of one size on shared memory are morally strong with each other. A marked
- * access also loses the hook's window bounds check.
+ * size: atomics of one size on shared memory are morally strong with each other. (On the GPU a
+ * marked access also loses the hook's window bounds check; the simulator checks bounds of
+ * every access regardless.)
  *
  * The same walk finds private accesses (below): within each interval, every pair of shared
  * accesses with a write among them is checked with gr_affine_disjoint. */
-#ifndef GR_EXEC_GPU_INTERVALS_H
-#define GR_EXEC_GPU_INTERVALS_H
+#ifndef GR_JIT_ANALYSIS_INTERVALS_H
+#define GR_JIT_ANALYSIS_INTERVALS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "common/error.h"
-#include "exec/gpu/affine.h"
+#include "jit/analysis/affine.h"
 #include "jit/ptx/ptx_ir.h"
 
 /* A plain load or store that no other thread can touch (affine.h): its check can go while the
@@ -43,7 +46,8 @@
  *     in one barrier interval to the same array never share a byte, and other arrays'
  *     accesses stay in their arrays;
  *   global: inside parameter `param`'s buffer, which no other parameter of the launch points
- *     into (the host's bit in __gr_ro_params), the grid within `launch`: every access of the
+ *     into (gr_readonly_launch_bits with the kernel's exclusive parameters: the GPU host's bit
+ *     in __gr_ro_params, the simulator's filter), the grid within `launch`: every access of the
  *     kernel through `param` is such an access or provably apart from the others, and every
  *     other global access derives from another parameter or a module variable. */
 typedef struct gr_private_access {
@@ -52,6 +56,7 @@ typedef struct gr_private_access {
     uint32_t param;
     char array[128];
     uint64_t array_bytes;
+    const ptx_var *array_var; /* shared: the array's declaration */
     gr_affine_launch launch;
 } gr_private_access;
 

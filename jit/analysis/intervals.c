@@ -5,10 +5,10 @@
  * instructions; from the entry and from every unguarded full barrier, a walk that stops at full
  * barriers collects the interval's loads and whether it writes. A load in any interval that
  * writes keeps its check. */
-#include "exec/gpu/intervals.h"
+#include "jit/analysis/intervals.h"
 
-#include "exec/gpu/cfg.h"
-#include "exec/gpu/uniform.h"
+#include "jit/analysis/cfg.h"
+#include "jit/analysis/uniform.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +52,7 @@ static node_kind classify_call(const ptx_module *m, const ptx_insn *x, const fn_
 }
 
 /* The same reading of barrier forms as the instrumenter's (a count operand, bar.red's operand
- * layout), so that "full" means what the device runtime counts. */
+ * layout), so that "full" means what the backends' divergence checks count. */
 static node_kind classify_barrier(const ptx_insn *x) {
     if (x->subop == PTX_SUBOP_WARP) return NODE_PLAIN; /* bar.warp.sync */
     int count_index = 1, nargs = x->noperands;
@@ -605,7 +605,8 @@ static bool analyze_kernel(const ptx_module *m, const ptx_function *fn, const fn
             if (!a->candidate || a->bad || w.stamp[i] == 0 || gr_quiet_load(q, g->cfg.insn[i]->id)) continue;
             const gr_affine_array *arr = gr_affine_array_at(ak, a->form.base_index);
             gr_private_access pa = {.id = g->cfg.insn[i]->id, .shared = true,
-                                    .array_bytes = arr->bytes, .launch = a->launch};
+                                    .array_bytes = arr->bytes, .array_var = arr->var,
+                                    .launch = a->launch};
             snprintf(pa.array, sizeof pa.array, "%s", arr->name);
             if (strlen(arr->name) < sizeof pa.array) ok = add_private(q, &pa);
         }

@@ -1,5 +1,5 @@
 /* cfg.c — a kernel's control-flow graph (cfg.h). */
-#include "exec/gpu/cfg.h"
+#include "jit/analysis/cfg.h"
 
 #include <stdlib.h>
 #include <string.h>

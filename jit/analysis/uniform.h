@@ -1,8 +1,8 @@
-/* uniform.h — registers every thread of a block holds alike within a barrier epoch (internal
- * to exec/gpu).
+/* uniform.h — registers every thread of a block holds alike within a barrier epoch.
  *
  * The barrier-interval walk compares two threads' accesses of one epoch (intervals.h). When
- * the device runtime reports no barrier divergence, both threads passed the same full barrier
+ * the backend reports no barrier divergence (an assumption both check at run time, see
+ * intervals.h), both threads passed the same full barrier
  * instructions b_1..b_e before the epoch. A register holds the same value for both when it is
  *   block-wide: its one definition computes from constants, symbols, %ntid, %nctaid, %ctaid,
  *     kernel parameters and block-wide registers, so it is the same whenever it is read; or
@@ -17,14 +17,14 @@
  * from them elsewhere (a derived value: `4*k` next to an access) holds the reading epoch's
  * values when no path from its definition to the reading crosses a full barrier without
  * passing the definition again; gr_uniform_current checks that for what an access reads. */
-#ifndef GR_EXEC_GPU_UNIFORM_H
-#define GR_EXEC_GPU_UNIFORM_H
+#ifndef GR_JIT_ANALYSIS_UNIFORM_H
+#define GR_JIT_ANALYSIS_UNIFORM_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "exec/gpu/affine.h"
-#include "exec/gpu/cfg.h"
+#include "jit/analysis/affine.h"
+#include "jit/analysis/cfg.h"
 
 typedef struct gr_uniform gr_uniform;
 

@@ -1,0 +1,718 @@
+/* facts.c — observations about kernels for inference and repair (facts.h). */
+#include "jit/analysis/facts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/analysis/affine.h"
+#include "jit/analysis/cfg.h"
+#include "jit/analysis/uniform.h"
+
+#define EXIT_WALK 64 /* instructions an early return may take before it leaves */
+
+/* ---- one kernel's reading: graph, forms, uniform values ---------------------------------------- */
+
+typedef struct kernel_view {
+    const ptx_module *m;
+    const ptx_function *fn;
+    gr_cfg g;
+    uint32_t *npred, *pred;
+    uint8_t *cut;
+    gr_affine_kernel *ak;
+    gr_uniform *u;
+} kernel_view;
+
+static void view_free(kernel_view *v) {
+    gr_uniform_free(v->u);
+    gr_affine_kernel_free(v->ak);
+    free(v->npred);
+    free(v->pred);
+    free(v->cut);
+    gr_cfg_free(&v->g);
+    memset(v, 0, sizeof *v);
+}
+
+/* An unguarded barrier every thread of the block waits at (as intervals.c reads barriers). */
+static bool full_barrier(const ptx_insn *x) {
+    if ((x->op != PTX_OP_BAR && x->op != PTX_OP_BARRIER) || x->guard_reg >= 0 ||
+        x->scope == PTX_SCOPE_CLUSTER)
+        return false;
+    int count_index = 1, nargs = x->noperands;
+    if (x->subop == PTX_SUBOP_RED) {
+        count_index = 2;
+        nargs = x->noperands - 1;
+    } else if (x->subop != PTX_SUBOP_NONE || !(x->flags & PTX_F_SYNC)) {
+        return false;
+    }
+    return count_index >= nargs;
+}
+
+/* False with *oom clear when the kernel cannot be read (unknown label, unknown instruction). */
+static bool view_build(const ptx_module *m, const ptx_function *fn, kernel_view *v, bool *oom) {
+    memset(v, 0, sizeof *v);
+    v->m = m;
+    v->fn = fn;
+    *oom = false;
+    if (!gr_cfg_build(fn, &v->g, oom)) return false;
+    size_t cells = v->g.n ? v->g.n : 1;
+    v->npred = malloc(cells * sizeof *v->npred);
+    v->pred = malloc(cells * sizeof *v->pred);
+    v->cut = malloc(cells);
+    if (!v->npred || !v->pred || !v->cut) return !(*oom = true);
+    gr_cfg_predecessors(&v->g, v->npred, v->pred);
+    for (uint32_t i = 0; i < v->g.n; i++) v->cut[i] = full_barrier(v->g.insn[i]);
+    v->ak = gr_affine_kernel_new(m, fn);
+    if (!v->ak) return false; /* an instruction the IR does not know (or no memory) */
+    v->u = gr_uniform_find(&v->g, v->cut, v->npred, v->pred, v->ak);
+    if (!v->u) return !(*oom = true);
+    return true;
+}
+
+/* ---- special registers ----------------------------------------------------------------------------- */
+
+static void note_sregs(const ptx_operand *o, uint8_t *dims) {
+    if (o->kind == PTX_OPND_SREG && o->u.sreg < PTX_SREG_COUNT)
+        dims[o->u.sreg] |= o->has_component ? (uint8_t)(1u << (o->component & 3u)) : GR_FACT_SREG_WHOLE;
+    if (o->kind == PTX_OPND_VEC || o->kind == PTX_OPND_LIST || o->kind == PTX_OPND_TEX)
+        for (uint32_t i = 0; i < o->u.list.nelems; i++) note_sregs(&o->u.list.elems[i], dims);
+}
+
+/* The special registers of function `f` and everything it calls (`seen` marks functions). */
+static void sregs_of(const ptx_module *m, int32_t f, uint8_t *seen, uint8_t *dims) {
+    if (f < 0 || seen[f]) return;
+    seen[f] = 1;
+    const ptx_function *fn = &m->functions[f];
+    for (int32_t k = 0; k < fn->nstmts; k++) {
+        if (fn->stmts[k].kind != PTX_STMT_INSN) continue;
+        const ptx_insn *x = fn->stmts[k].insn;
+        for (uint8_t i = 0; i < x->noperands; i++) {
+            note_sregs(&x->operands[i], dims);
+            if (x->op == PTX_OP_CALL && x->operands[i].kind == PTX_OPND_SYMBOL)
+                sregs_of(m, ptx_module_find_function(m, x->operands[i].u.symbol), seen, dims);
+        }
+    }
+}
+
+/* ---- shared arrays ------------------------------------------------------------------------------- */
+
+static uint32_t element_bytes(const ptx_var *v) {
+    int n = ptx_type_size((ptx_type)v->type);
+    return (uint32_t)(n > 0 ? n : 1) * (v->vec ? v->vec : 1);
+}
+
+static gr_fact_array *array_for(gr_kernel_facts *kf, const gr_affine_array *arr, bool *oom) {
+    for (uint32_t i = 0; i < kf->narrays; i++)
+        if (kf->arrays[i].name == arr->name) return &kf->arrays[i];
+    void *p = realloc(kf->arrays, (kf->narrays + 1u) * sizeof *kf->arrays);
+    if (!p) {
+        *oom = true;
+        return NULL;
+    }
+    kf->arrays = p;
+    gr_fact_array *a = &kf->arrays[kf->narrays++];
+    memset(a, 0, sizeof *a);
+    a->name = arr->name;
+    a->bytes = arr->bytes;
+    a->element = arr->var ? element_bytes(arr->var) : 1;
+    return a;
+}
+
+static bool note_arrays(kernel_view *v, gr_kernel_facts *kf) {
+    bool oom = false;
+    for (uint32_t i = 0; i < v->g.n && !oom; i++) {
+        const ptx_insn *x = v->g.insn[i];
+        if (!(ptx_opcode_class((ptx_opcode)x->op) & PTX_OPC_MEMORY) || x->op == PTX_OP_CP_ASYNC ||
+            (x->space != PTX_SPACE_SHARED && x->space != PTX_SPACE_NONE))
+            continue;
+        gr_affine_form f = gr_affine_address(v->ak, x);
+        if (f.base != GR_AFFINE_BASE_SHARED && f.base != GR_AFFINE_BASE_SHARED_GENERIC) continue;
+        const gr_affine_array *arr = gr_affine_array_at(v->ak, f.base_index);
+        if (!arr || !arr->var || arr->var->is_extern) continue; /* static arrays only */
+        gr_fact_array *a = array_for(kf, arr, &oom);
+        if (!a) break;
+        void *p = realloc(a->accesses, (a->naccesses + 1u) * sizeof *a->accesses);
+        if (!p) return false;
+        a->accesses = p;
+        gr_fact_access *acc = &a->accesses[a->naccesses++];
+        memset(acc, 0, sizeof *acc);
+        acc->id = x->id;
+        acc->write = (ptx_opcode_class((ptx_opcode)x->op) & (PTX_OPC_WRITES | PTX_OPC_ATOMIC)) != 0;
+        int size = ptx_insn_access_size(x);
+        acc->size = size > 0 ? (uint32_t)size : 0;
+        acc->known = f.known;
+        gr_affine_format(v->ak, &f, acc->offset, sizeof acc->offset);
+    }
+    return !oom;
+}
+
+/* ---- guards ------------------------------------------------------------------------------------- */
+
+typedef enum side_kind { SIDE_OTHER, SIDE_CONST, SIDE_FCONST, SIDE_EXTENT, SIDE_PARAM, SIDE_INDEX, SIDE_LOADED } side_kind;
+
+typedef struct side {
+    side_kind kind;
+    int64_t value;
+    double fvalue;
+    uint16_t sreg;
+    uint8_t dim;
+    int32_t param;
+    uint32_t load_id;
+    gr_affine_form form;
+} side;
+
+/* The one definition of register r, or NULL. */
+static const ptx_insn *single_def(const kernel_view *v, int32_t r) {
+    uint32_t n = 0;
+    const ptx_insn *const *defs = gr_affine_defs(v->ak, r, &n);
+    return n == 1 ? defs[0] : NULL;
+}
+
+/* The kernel parameter an ld.param reads, or -1. */
+static int32_t param_read(const kernel_view *v, const ptx_insn *x) {
+    if (!x || x->op != PTX_OP_LD || x->space != PTX_SPACE_PARAM) return -1;
+    const ptx_operand *a = ptx_insn_address(x);
+    if (!a || a->addr_base != PTX_ADDR_SYMBOL || a->offset != 0) return -1;
+    for (int32_t p = 0; p < v->fn->nparams; p++)
+        if (v->fn->params[p].name && strcmp(v->fn->params[p].name, a->addr_symbol) == 0) return p;
+    return -1;
+}
+
+/* A load from a parameter's buffer (directly, or through one mov/cvt). */
+static const ptx_insn *buffer_load(kernel_view *v, int32_t r, int32_t *param, int depth) {
+    const ptx_insn *d = single_def(v, r);
+    if (!d || depth > 2) return NULL;
+    if ((d->op == PTX_OP_MOV || d->op == PTX_OP_CVT) && d->noperands == 2 &&
+        d->operands[1].kind == PTX_OPND_REG && !d->operands[1].has_component)
+        return buffer_load(v, d->operands[1].u.reg, param, depth + 1);
+    if ((d->op != PTX_OP_LD && d->op != PTX_OP_LDU) ||
+        (d->space != PTX_SPACE_GLOBAL && d->space != PTX_SPACE_NONE) || d->vec > 1)
+        return NULL;
+    gr_affine_form f = gr_affine_address(v->ak, d);
+    if (f.base != GR_AFFINE_BASE_PARAM) return NULL;
+    *param = f.base_index;
+    return d;
+}
+
+static void read_side(kernel_view *v, const ptx_operand *o, side *s) {
+    memset(s, 0, sizeof *s);
+    switch (o->kind) {
+    case PTX_OPND_IMM_INT:
+        s->kind = SIDE_CONST;
+        s->value = (int64_t)o->u.imm;
+        return;
+    case PTX_OPND_IMM_F32: {
+        float f;
+        memcpy(&f, &o->u.f32_bits, 4);
+        s->kind = SIDE_FCONST;
+        s->fvalue = f;
+        return;
+    }
+    case PTX_OPND_IMM_F64:
+        s->kind = SIDE_FCONST;
+        memcpy(&s->fvalue, &o->u.f64_bits, 8);
+        return;
+    case PTX_OPND_REG: break;
+    default: return;
+    }
+    if (o->has_component) return;
+    int32_t r = o->u.reg;
+    s->form = gr_affine_register(v->ak, r);
+    if (gr_affine_single_sreg(&s->form, &s->sreg, &s->dim) &&
+        (s->sreg == PTX_SREG_NTID || s->sreg == PTX_SREG_NCTAID)) {
+        s->kind = SIDE_EXTENT;
+        return;
+    }
+    int32_t p = param_read(v, single_def(v, r));
+    if (p >= 0) {
+        s->kind = SIDE_PARAM;
+        s->param = p;
+        return;
+    }
+    if (s->form.known && s->form.base == GR_AFFINE_BASE_NONE && gr_affine_mentions_thread(&s->form)) {
+        s->kind = SIDE_INDEX;
+        return;
+    }
+    const ptx_insn *load = buffer_load(v, r, &p, 0);
+    if (load) {
+        s->kind = SIDE_LOADED;
+        s->param = p;
+        s->load_id = load->id;
+    }
+}
+
+static uint8_t mirrored(uint8_t c) { /* a OP b == b mirrored(OP) a */
+    switch (c) {
+    case PTX_CMP_LT: return PTX_CMP_GT;
+    case PTX_CMP_LE: return PTX_CMP_GE;
+    case PTX_CMP_GT: return PTX_CMP_LT;
+    case PTX_CMP_GE: return PTX_CMP_LE;
+    case PTX_CMP_LO: return PTX_CMP_HI;
+    case PTX_CMP_LS: return PTX_CMP_HS;
+    case PTX_CMP_HI: return PTX_CMP_LO;
+    case PTX_CMP_HS: return PTX_CMP_LS;
+    case PTX_CMP_LTU: return PTX_CMP_GTU;
+    case PTX_CMP_LEU: return PTX_CMP_GEU;
+    case PTX_CMP_GTU: return PTX_CMP_LTU;
+    case PTX_CMP_GEU: return PTX_CMP_LEU;
+    default: return c;
+    }
+}
+
+static uint8_t negated(uint8_t c) { /* integer comparisons only */
+    switch (c) {
+    case PTX_CMP_EQ: return PTX_CMP_NE;
+    case PTX_CMP_NE: return PTX_CMP_EQ;
+    case PTX_CMP_LT: return PTX_CMP_GE;
+    case PTX_CMP_GE: return PTX_CMP_LT;
+    case PTX_CMP_LE: return PTX_CMP_GT;
+    case PTX_CMP_GT: return PTX_CMP_LE;
+    case PTX_CMP_LO: return PTX_CMP_HS;
+    case PTX_CMP_HS: return PTX_CMP_LO;
+    case PTX_CMP_LS: return PTX_CMP_HI;
+    case PTX_CMP_HI: return PTX_CMP_LS;
+    default: return PTX_CMP_NONE;
+    }
+}
+
+/* Whether the thread leaves the kernel from node `at` before touching memory or synchronizing. */
+static bool leaves_from(const kernel_view *v, uint32_t at) {
+    for (int steps = 0; steps < EXIT_WALK && at < v->g.n; steps++) {
+        const ptx_insn *x = v->g.insn[at];
+        if ((x->op == PTX_OP_RET || x->op == PTX_OP_EXIT) && x->guard_reg < 0) return true;
+        uint32_t cls = ptx_opcode_class((ptx_opcode)x->op);
+        if (cls & (PTX_OPC_MEMORY | PTX_OPC_SYNC) || x->op == PTX_OP_CALL) return false;
+        if (x->op == PTX_OP_BRA) {
+            if (x->guard_reg >= 0) return false;
+            at = v->g.target[at];
+        } else {
+            at++;
+        }
+    }
+    return false;
+}
+
+/* Which value of predicate `p` makes the thread leave at once: 1 true, 0 false, -1 neither
+ * (judged at its first use as a guard of a branch, ret or exit). */
+static int exit_value(const kernel_view *v, int32_t p) {
+    for (uint32_t i = 0; i < v->g.n; i++) {
+        const ptx_insn *x = v->g.insn[i];
+        if (x->guard_reg != p) continue;
+        int taken = x->guard_negated ? 0 : 1; /* the value of p under which x runs */
+        if (x->op == PTX_OP_RET || x->op == PTX_OP_EXIT) return taken;
+        if (x->op != PTX_OP_BRA) continue;
+        if (v->g.target[i] < v->g.n && leaves_from(v, v->g.target[i])) return taken;
+        if (leaves_from(v, i + 1)) return 1 - taken;
+        return -1;
+    }
+    return -1;
+}
+
+static bool add_guard(gr_kernel_facts *kf, const gr_fact_guard *g) {
+    void *p = realloc(kf->guards, (kf->nguards + 1u) * sizeof *kf->guards);
+    if (!p) return false;
+    kf->guards = p;
+    kf->guards[kf->nguards++] = *g;
+    return true;
+}
+
+static bool note_guards(kernel_view *v, gr_kernel_facts *kf) {
+    for (uint32_t i = 0; i < v->g.n; i++) {
+        const ptx_insn *x = v->g.insn[i];
+        if (x->op != PTX_OP_SETP || x->boolop != PTX_SUBOP_NONE || x->noperands < 3) continue;
+        uint8_t first = x->operands[0].pair_next ? 2 : 1;
+        if (x->noperands != first + 2 || x->operands[0].kind != PTX_OPND_REG) continue;
+        side a, b;
+        read_side(v, &x->operands[first], &a);
+        read_side(v, &x->operands[first + 1], &b);
+        bool swap = false;
+        gr_fact_guard g;
+        memset(&g, 0, sizeof g);
+        g.id = x->id;
+        if ((a.kind == SIDE_EXTENT && b.kind == SIDE_CONST) || (b.kind == SIDE_EXTENT && a.kind == SIDE_CONST)) {
+            swap = b.kind == SIDE_EXTENT;
+            const side *e = swap ? &b : &a, *c = swap ? &a : &b;
+            g.kind = GR_FACT_GUARD_EXTENT;
+            g.sreg = e->sreg;
+            g.dim = e->dim;
+            g.constant = c->value;
+        } else if ((a.kind == SIDE_INDEX && b.kind == SIDE_PARAM) ||
+                   (b.kind == SIDE_INDEX && a.kind == SIDE_PARAM)) {
+            swap = b.kind == SIDE_INDEX;
+            const side *ix = swap ? &b : &a, *p = swap ? &a : &b;
+            g.kind = GR_FACT_GUARD_INDEX_BOUND;
+            g.param = p->param;
+            gr_affine_format(v->ak, &ix->form, g.index, sizeof g.index);
+        } else if ((a.kind == SIDE_LOADED && (b.kind == SIDE_CONST || b.kind == SIDE_FCONST)) ||
+                   (b.kind == SIDE_LOADED && (a.kind == SIDE_CONST || a.kind == SIDE_FCONST))) {
+            swap = b.kind == SIDE_LOADED;
+            const side *l = swap ? &b : &a, *c = swap ? &a : &b;
+            g.kind = GR_FACT_GUARD_LOADED_VALUE;
+            g.param = l->param;
+            g.load_id = l->load_id;
+            g.is_float = c->kind == SIDE_FCONST;
+            g.constant = c->value;
+            g.fconstant = c->fvalue;
+        } else {
+            continue;
+        }
+        g.cmp = swap ? mirrored(x->cmp) : x->cmp;
+        bool integer = !ptx_type_is_float((ptx_type)x->type);
+        int leave = integer ? exit_value(v, x->operands[0].u.reg) : -1;
+        if (leave >= 0 && negated(g.cmp) != PTX_CMP_NONE) {
+            g.exits = true;
+            if (leave == 1) g.cmp = negated(g.cmp); /* goes on when the comparison fails */
+        }
+        if (!add_guard(kf, &g)) return false;
+    }
+    return true;
+}
+
+/* ---- the module --------------------------------------------------------------------------------- */
+
+bool gr_facts_find(const ptx_module *m, gr_facts *out, gr_error *err) {
+    memset(out, 0, sizeof *out);
+    uint8_t *seen = calloc((size_t)m->nfunctions + 1, 1);
+    bool ok = seen != NULL;
+    for (int32_t f = 0; ok && f < m->nfunctions; f++) {
+        const ptx_function *fn = &m->functions[f];
+        if (!fn->is_entry || !fn->has_body) continue;
+        void *p = realloc(out->kernels, (out->nkernels + 1u) * sizeof *out->kernels);
+        if (!p) {
+            ok = false;
+            break;
+        }
+        out->kernels = p;
+        gr_kernel_facts *kf = &out->kernels[out->nkernels++];
+        memset(kf, 0, sizeof *kf);
+        kf->name = fn->name;
+        kf->function = f;
+        memset(seen, 0, (size_t)m->nfunctions + 1);
+        sregs_of(m, f, seen, kf->sreg_dims);
+        kernel_view v;
+        bool oom = false;
+        if (view_build(m, fn, &v, &oom)) ok = note_arrays(&v, kf) && note_guards(&v, kf);
+        else if (oom) ok = false;
+        view_free(&v);
+    }
+    free(seen);
+    if (!ok) {
+        gr_facts_free(out);
+        return gr_fail(err, GR_ERR_NOMEM, "out of memory reading kernel facts");
+    }
+    return true;
+}
+
+void gr_facts_free(gr_facts *f) {
+    for (uint32_t k = 0; k < f->nkernels; k++) {
+        for (uint32_t a = 0; a < f->kernels[k].narrays; a++) free(f->kernels[k].arrays[a].accesses);
+        free(f->kernels[k].arrays);
+        free(f->kernels[k].guards);
+    }
+    free(f->kernels);
+    memset(f, 0, sizeof *f);
+}
+
+void gr_fact_sreg_name(uint16_t sreg, uint8_t dim_bit, char *buf, size_t n) {
+    const char *name = ptx_sreg_name((ptx_sreg)sreg);
+    if (dim_bit == GR_FACT_SREG_WHOLE) snprintf(buf, n, "%s", name ? name : "?");
+    else snprintf(buf, n, "%s.%c", name ? name : "?", "xyzw"[__builtin_ctz(dim_bit) & 3]);
+}
+
+const char *gr_fact_cmp_text(uint8_t cmp) {
+    switch (cmp) {
+    case PTX_CMP_EQ: case PTX_CMP_EQU: return "==";
+    case PTX_CMP_NE: case PTX_CMP_NEU: return "!=";
+    case PTX_CMP_LT: case PTX_CMP_LO: case PTX_CMP_LTU: return "<";
+    case PTX_CMP_LE: case PTX_CMP_LS: case PTX_CMP_LEU: return "<=";
+    case PTX_CMP_GT: case PTX_CMP_HI: case PTX_CMP_GTU: return ">";
+    case PTX_CMP_GE: case PTX_CMP_HS: case PTX_CMP_GEU: return ">=";
+    default: return "?";
+    }
+}
+
+/* ---- barrier points ------------------------------------------------------------------------------ */
+
+/* Post-dominators on the graph plus a virtual exit (node n) that ret, exit and trap lead to
+ * (guarded ones too: the threads that take them leave). ipdom[i] == UINT32_MAX: i never
+ * reaches the exit. */
+typedef struct pdom {
+    uint32_t n;
+    uint32_t *ipdom, *order; /* order: postorder number on the reverse graph */
+} pdom;
+
+static uint32_t succs(const kernel_view *v, uint32_t i, uint32_t out[3]) {
+    uint32_t k = gr_cfg_successors(&v->g, i, out);
+    const ptx_insn *x = v->g.insn[i];
+    if (x->op == PTX_OP_RET || x->op == PTX_OP_EXIT || x->op == PTX_OP_TRAP) out[k++] = v->g.n;
+    return k;
+}
+
+static uint32_t intersect(const pdom *d, uint32_t a, uint32_t b) {
+    while (a != b) {
+        while (d->order[a] < d->order[b]) a = d->ipdom[a];
+        while (d->order[b] < d->order[a]) b = d->ipdom[b];
+    }
+    return a;
+}
+
+static bool pdom_build(const kernel_view *v, pdom *d) {
+    uint32_t n = v->g.n, total = n + 1;
+    d->n = n;
+    d->ipdom = malloc(total * sizeof *d->ipdom);
+    d->order = malloc(total * sizeof *d->order);
+    uint32_t *first = calloc(total + 1, sizeof *first), *preds = NULL, *fill = NULL;
+    uint32_t *rpo = malloc(total * sizeof *rpo), *stack = malloc(2 * total * sizeof *stack);
+    uint8_t *seen = calloc(total, 1);
+    bool ok = d->ipdom && d->order && first && rpo && stack && seen;
+    /* predecessor lists (the reverse graph's successors) */
+    uint32_t out[3];
+    for (uint32_t i = 0; ok && i < n; i++) {
+        uint32_t k = succs(v, i, out);
+        for (uint32_t j = 0; j < k; j++) first[out[j] + 1]++;
+    }
+    for (uint32_t i = 0; ok && i < total; i++) first[i + 1] += first[i];
+    if (ok) {
+        preds = malloc((first[total] + 1) * sizeof *preds);
+        fill = calloc(total, sizeof *fill);
+        ok = preds && fill;
+    }
+    for (uint32_t i = 0; ok && i < n; i++) {
+        uint32_t k = succs(v, i, out);
+        for (uint32_t j = 0; j < k; j++) preds[first[out[j]] + fill[out[j]]++] = i;
+    }
+    /* postorder of the reverse graph from the exit, iteratively */
+    uint32_t count = 0, sp = 0;
+    if (ok) {
+        seen[n] = 1;
+        stack[sp++] = n;
+        stack[sp++] = 0;
+    }
+    while (ok && sp) {
+        uint32_t at = stack[sp - 2], next = stack[sp - 1];
+        if (next < first[at + 1] - first[at]) {
+            stack[sp - 1]++;
+            uint32_t p = preds[first[at] + next];
+            if (!seen[p]) {
+                seen[p] = 1;
+                stack[sp++] = p;
+                stack[sp++] = 0;
+            }
+        } else {
+            d->order[at] = count;
+            rpo[count++] = at;
+            sp -= 2;
+        }
+    }
+    for (uint32_t i = 0; ok && i < total; i++) d->ipdom[i] = UINT32_MAX;
+    if (ok) d->ipdom[n] = n;
+    for (bool changed = ok; changed;) {
+        changed = false;
+        for (uint32_t r = count; r-- > 0;) { /* reverse postorder */
+            uint32_t b = rpo[r];
+            if (b == n) continue;
+            uint32_t k = succs(v, b, out), best = UINT32_MAX;
+            for (uint32_t j = 0; j < k; j++) {
+                if (d->ipdom[out[j]] == UINT32_MAX) continue;
+                best = best == UINT32_MAX ? out[j] : intersect(d, out[j], best);
+            }
+            if (best != d->ipdom[b]) {
+                d->ipdom[b] = best;
+                changed = true;
+            }
+        }
+    }
+    free(first);
+    free(preds);
+    free(fill);
+    free(rpo);
+    free(stack);
+    free(seen);
+    return ok;
+}
+
+static void pdom_free(pdom *d) {
+    free(d->ipdom);
+    free(d->order);
+}
+
+/* Values the same for every thread of a block: launch extents, the block's place, sizes. */
+static bool uniform_sreg(uint16_t s) {
+    return s == PTX_SREG_NTID || s == PTX_SREG_NCTAID || s == PTX_SREG_CTAID ||
+           s == PTX_SREG_DYNAMIC_SMEM_SIZE || s == PTX_SREG_TOTAL_SMEM_SIZE ||
+           s == PTX_SREG_NWARPID || s == PTX_SREG_NSMID || s == PTX_SREG_GRIDID ||
+           s == PTX_SREG_CLUSTERID || s == PTX_SREG_NCLUSTERID;
+}
+
+static bool operand_varies(const ptx_operand *o, const uint8_t *varying) {
+    switch (o->kind) {
+    case PTX_OPND_REG: return varying[o->u.reg];
+    case PTX_OPND_SREG: return !uniform_sreg(o->u.sreg);
+    case PTX_OPND_ADDR: return o->addr_base == PTX_ADDR_REG && varying[o->addr_reg];
+    case PTX_OPND_VEC:
+    case PTX_OPND_LIST:
+    case PTX_OPND_TEX:
+        for (uint32_t i = 0; i < o->u.list.nelems; i++)
+            if (operand_varies(&o->u.list.elems[i], varying)) return true;
+        return false;
+    default: return false;
+    }
+}
+
+/* Whether an instruction's results may differ between the threads of a block: it reads a
+ * varying value, loads from memory other than parameters and constants, is a collective or a
+ * call, runs under a varying guard, or runs in divergent code (so only some threads define). */
+static bool result_varies(const ptx_insn *x, const uint8_t *varying, bool in_divergent_code) {
+    if (in_divergent_code || x->unknown || (x->guard_reg >= 0 && varying[x->guard_reg])) return true;
+    uint32_t cls = ptx_opcode_class((ptx_opcode)x->op);
+    if (x->op == PTX_OP_CALL || (cls & (PTX_OPC_COLLECTIVE | PTX_OPC_ATOMIC)) ||
+        x->op == PTX_OP_ACTIVEMASK || x->op == PTX_OP_CP_ASYNC)
+        return true;
+    if ((cls & PTX_OPC_MEMORY) && x->space != PTX_SPACE_PARAM && x->space != PTX_SPACE_CONST) return true;
+    uint8_t first = x->noperands && x->operands[0].pair_next ? 2 : 1;
+    for (uint8_t i = first; i < x->noperands; i++)
+        if (operand_varies(&x->operands[i], varying)) return true;
+    return false;
+}
+
+/* The registers an instruction defines (its first operand, or two for `a|b`). */
+static void mark_defs(const ptx_insn *x, uint8_t *varying, int32_t nregs, bool *changed) {
+    if (!x->noperands || (ptx_opcode_class((ptx_opcode)x->op) & PTX_OPC_CONTROL) || x->op == PTX_OP_ST ||
+        x->op == PTX_OP_RED || x->op == PTX_OP_BAR || x->op == PTX_OP_BARRIER)
+        return;
+    uint8_t first = x->operands[0].pair_next ? 2 : 1;
+    for (uint8_t i = 0; i < first && i < x->noperands; i++) {
+        const ptx_operand *o = &x->operands[i];
+        if (o->kind == PTX_OPND_REG && o->u.reg < nregs && !varying[o->u.reg]) {
+            varying[o->u.reg] = 1;
+            *changed = true;
+        }
+        for (uint32_t e = 0; (o->kind == PTX_OPND_VEC || o->kind == PTX_OPND_LIST) && e < o->u.list.nelems; e++) {
+            const ptx_operand *el = &o->u.list.elems[e];
+            if (el->kind == PTX_OPND_REG && el->u.reg < nregs && !varying[el->u.reg]) {
+                varying[el->u.reg] = 1;
+                *changed = true;
+            }
+        }
+    }
+}
+
+/* Nodes reachable from a branch (or an early exit) whose condition varies, before its join. */
+static bool mark_regions(const kernel_view *v, const pdom *d, const uint8_t *varying,
+                         uint8_t *divergent, uint32_t *stack, uint8_t *seen) {
+    bool grew = false;
+    uint32_t n = v->g.n;
+    for (uint32_t b = 0; b < n; b++) {
+        const ptx_insn *x = v->g.insn[b];
+        if (x->guard_reg < 0 || !varying[x->guard_reg]) continue;
+        bool branch = x->op == PTX_OP_BRA && v->g.target[b] != b + 1;
+        bool leaves = x->op == PTX_OP_RET || x->op == PTX_OP_EXIT || x->op == PTX_OP_TRAP;
+        if (!branch && !leaves) continue;
+        uint32_t join = d->ipdom[b], out[3], sp = 0, k = succs(v, b, out);
+        memset(seen, 0, n ? n : 1);
+        for (uint32_t j = 0; j < k; j++)
+            if (out[j] < n && out[j] != join && !seen[out[j]]) seen[out[j]] = 1, stack[sp++] = out[j];
+        while (sp) {
+            uint32_t at = stack[--sp];
+            grew = grew || !divergent[at];
+            divergent[at] = 1;
+            k = succs(v, at, out);
+            for (uint32_t j = 0; j < k; j++)
+                if (out[j] < n && out[j] != join && !seen[out[j]]) seen[out[j]] = 1, stack[sp++] = out[j];
+        }
+    }
+    return grew;
+}
+
+/* Divergent code, with the varying registers, to a fixed point: a register defined in
+ * divergent code varies, and a branch on a varying register makes code divergent. */
+static bool mark_divergent(const kernel_view *v, const pdom *d, uint8_t *divergent) {
+    uint32_t n = v->g.n;
+    int32_t nregs = v->fn->nregs;
+    uint8_t *varying = calloc((size_t)nregs + 1, 1), *seen = malloc(n ? n : 1);
+    uint32_t *stack = malloc((3 * (size_t)n + 3) * sizeof *stack);
+    if (!varying || !seen || !stack) {
+        free(varying);
+        free(seen);
+        free(stack);
+        return false;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < n; i++)
+            if (result_varies(v->g.insn[i], varying, divergent[i])) mark_defs(v->g.insn[i], varying, nregs, &changed);
+        if (mark_regions(v, d, varying, divergent, stack, seen)) changed = true;
+    }
+    free(varying);
+    free(seen);
+    free(stack);
+    return true;
+}
+
+/* Whether `to` is reachable from `from`'s successors without passing `cut` (UINT32_MAX: none).
+ * `seen` and `stack` have g.n cells. */
+static bool reaches(const kernel_view *v, uint32_t from, uint32_t to, uint32_t cut, uint8_t *seen,
+                    uint32_t *stack) {
+    uint32_t n = v->g.n, sp = 0, out[2], k = gr_cfg_successors(&v->g, from, out);
+    memset(seen, 0, n);
+    for (uint32_t j = 0; j < k; j++)
+        if (out[j] != cut && !seen[out[j]]) seen[out[j]] = 1, stack[sp++] = out[j];
+    while (sp) {
+        uint32_t at = stack[--sp];
+        if (at == to) return true;
+        k = gr_cfg_successors(&v->g, at, out);
+        for (uint32_t j = 0; j < k; j++)
+            if (out[j] != cut && !seen[out[j]]) seen[out[j]] = 1, stack[sp++] = out[j];
+    }
+    return false;
+}
+
+bool gr_barrier_points(const ptx_module *m, uint32_t from_id, uint32_t to_id, uint32_t **ids,
+                       uint32_t *n, gr_error *err) {
+    *ids = NULL;
+    *n = 0;
+    if (from_id >= m->ninsns || to_id >= m->ninsns || !m->insn_function) return true;
+    int32_t f = m->insn_function[from_id];
+    if (f < 0 || f != m->insn_function[to_id] || !m->functions[f].is_entry) return true;
+    kernel_view v;
+    bool oom = false;
+    if (!view_build(m, &m->functions[f], &v, &oom)) {
+        view_free(&v);
+        return oom ? gr_fail(err, GR_ERR_NOMEM, "out of memory reading the kernel") : true;
+    }
+    uint32_t nodes = v.g.n, from = UINT32_MAX, to = UINT32_MAX;
+    for (uint32_t i = 0; i < nodes; i++) {
+        if (v.g.insn[i]->id == from_id) from = i;
+        if (v.g.insn[i]->id == to_id) to = i;
+    }
+    pdom d = {0};
+    uint8_t *divergent = calloc(nodes + 1, 1), *seen = malloc(nodes + 1), *between = calloc(nodes + 1, 1);
+    uint32_t *stack = malloc((2 * (size_t)nodes + 2) * sizeof *stack);
+    uint32_t *found = malloc((nodes + 1) * sizeof *found);
+    bool ok = divergent && seen && between && stack && found && pdom_build(&v, &d) &&
+              mark_divergent(&v, &d, divergent);
+    uint32_t count = 0;
+    if (ok && from < nodes && to < nodes && reaches(&v, from, to, UINT32_MAX, seen, stack)) {
+        /* the nodes on some path: reachable from `from`, and `to` reachable from them */
+        reaches(&v, from, UINT32_MAX, UINT32_MAX, seen, stack);
+        memcpy(between, seen, nodes);
+        for (uint32_t x = 0; x < nodes; x++) {
+            if (!between[x] || divergent[x]) continue;
+            if (x != to && !reaches(&v, x, to, UINT32_MAX, seen, stack)) continue;
+            if (!reaches(&v, from, to, x, seen, stack)) found[count++] = v.g.insn[x]->id;
+        }
+    }
+    if (ok && count) {
+        *ids = found;
+        *n = count;
+        found = NULL;
+    }
+    free(found);
+    free(divergent);
+    free(seen);
+    free(between);
+    free(stack);
+    pdom_free(&d);
+    view_free(&v);
+    return ok || gr_fail(err, GR_ERR_NOMEM, "out of memory finding barrier points");
+}
