@@ -442,12 +442,25 @@ static bool snapshot_take(const sim_backend *be, memory_snapshot *s) {
     return true;
 }
 
-/* Exchanges device memory with the snapshot (allocations keep their sizes and addresses). */
+/* Exchanges device memory with the snapshot (allocations keep their sizes and addresses). Our
+ * own allocations exchange their blocks; borrowed memory (gr_sim_map: a CUDA runtime's
+ * allocations) stays the caller's, so its bytes are exchanged in place. */
 static void snapshot_swap(sim_backend *be, memory_snapshot *s) {
     for (int32_t i = 0; i < s->n && i < be->nallocs; i++) {
-        uint8_t *t = be->allocs[i].host;
-        be->allocs[i].host = s->bytes[i];
-        s->bytes[i] = t;
+        sim_alloc *a = &be->allocs[i];
+        if (!a->borrowed) {
+            uint8_t *t = a->host;
+            a->host = s->bytes[i];
+            s->bytes[i] = t;
+            continue;
+        }
+        uint8_t chunk[4096];
+        for (uint64_t at = 0; at < a->size; at += sizeof chunk) {
+            size_t n = a->size - at < sizeof chunk ? (size_t)(a->size - at) : sizeof chunk;
+            memcpy(chunk, a->host + at, n);
+            memcpy(a->host + at, s->bytes[i] + at, n);
+            memcpy(s->bytes[i] + at, chunk, n);
+        }
     }
 }
 
