@@ -139,7 +139,9 @@ static void row(const char *program, const char *mode, const outcome *o, int run
     char t[32];
     if (found * 2 > runs) snprintf(t, sizeof t, "%.1f s", gr_bench_median(first, found));
     else snprintf(t, sizeof t, "- (%d/%d)", found, runs);
-    printf("| %-12s | %-8s | %-12s | %8d | %5d (%d) | %8.0f |\n", program, mode, t, nf[runs / 2], fe[runs / 2], fw[runs / 2],
+    char alarms[32];
+    snprintf(alarms, sizeof alarms, "%d (%d)", fe[runs / 2], fw[runs / 2]);
+    printf("| %-12s | %-8s | %-12s | %8d | %12s | %8.0f |\n", program, mode, t, nf[runs / 2], alarms,
            gr_bench_median(rate, runs));
     fflush(stdout);
 }
