@@ -907,6 +907,14 @@ static void put_real(gr_strbuf *out, double v) {
 static void pretty(json_t *v, int indent, gr_strbuf *out);
 
 /* Single-line form, or false when it does not fit `room` columns. */
+/* A key as JSON writes it (quoted, escaped); the caller frees it. */
+static char *quoted_key(const char *key) {
+    json_t *s = json_string(key);
+    char *k = s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
+    json_decref(s);
+    return k;
+}
+
 static bool inline_form(json_t *v, gr_strbuf *out, size_t room) {
     size_t start = out->len;
     if (json_is_object(v)) {
@@ -915,7 +923,7 @@ static bool inline_form(json_t *v, gr_strbuf *out, size_t room) {
         bool first = true;
         gr_strbuf_append(out, "{");
         json_object_foreach(v, key, x) {
-            char *k = json_dumps(json_string(key), JSON_ENCODE_ANY);
+            char *k = quoted_key(key);
             gr_strbuf_appendf(out, "%s%s: ", first ? "" : ", ", k ? k : "\"\"");
             free(k);
             if (!inline_form(x, out, room)) return false;
@@ -954,7 +962,7 @@ static void pretty(json_t *v, int indent, gr_strbuf *out) {
         bool first = true;
         gr_strbuf_append(out, "{\n");
         json_object_foreach(v, key, x) {
-            char *k = json_dumps(json_string(key), JSON_ENCODE_ANY);
+            char *k = quoted_key(key);
             gr_strbuf_appendf(out, "%s%*s%s: ", first ? "" : ",\n", indent + 2, "", k ? k : "\"\"");
             free(k);
             pretty(x, indent + 2, out);
