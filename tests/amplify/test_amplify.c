@@ -6,7 +6,8 @@
  *   fixed_lu      written for its one launch <<<1,16>>>: nothing at all is reported
  *   csr_push      tested on rings; a graph where two vertices share a neighbor races: an error,
  *                 within the derived spec
- *   tile_sums     races only when n exceeds the grid's threads: found on a larger n, in spec
+ *   tile_sums     races only when n exceeds the grid's threads: found within the spec (with the
+ *                 grid held at the recorded 4 blocks, on an n larger than the tests use)
  *   alias_halves  two pointer arguments into one allocation: recorded as one buffer
  * Every finding's launch shape lies within the derived spec. */
 #include <criterion/criterion.h>
@@ -257,17 +258,14 @@ Test(amplify, csr_graph_race_within_the_derived_spec, .timeout = 300) {
     cleanup(dir);
 }
 
-Test(amplify, race_that_needs_a_larger_input, .timeout = 300) {
-    char dir[1024];
-    scratch(dir, sizeof dir, "tiles");
-    record(dir, "tile_sums", 2);
-    derive_matches_golden(dir, "tile_sums");
-    fuzz_run f = amplify(dir, "tile_sums", 300, NULL);
-    cr_assert_eq(f.r.status, 1, "exit %d:\n%s", f.r.status, f.r.err);
-    cr_assert_gt(json_array_size(f.findings), 0);
+/* Every finding of a tile_sums search is the missing barrier (lines 13 and 16), within the spec,
+ * on a witness whose n is above the grid's threads and at least `min_n`. */
+static void tile_findings_need_two_tiles(const char *dir, fuzz_run *f, const char *spec_name, int64_t min_n) {
+    cr_assert_eq(f->r.status, 1, "exit %d:\n%s", f->r.status, f->r.err);
+    cr_assert_gt(json_array_size(f->findings), 0);
     size_t i;
     json_t *x;
-    json_array_foreach(f.findings, i, x) {
+    json_array_foreach(f->findings, i, x) {
         cr_expect_str_eq(origin_of(x), "spec");
         json_int_t a = line_of(x, 0), b = line_of(x, 1);
         cr_expect((a == 13 || a == 16) && (b == 13 || b == 16), "the tile's store and the sum: lines %lld, %lld",
@@ -282,12 +280,38 @@ Test(amplify, race_that_needs_a_larger_input, .timeout = 300) {
         int64_t n = (int64_t)w.input.args[2].bits;
         cr_expect_gt(n, (int64_t)(w.input.grid[0] * w.input.block[0]), "n %lld needs more than one tile per block",
                      (long long)n);
+        cr_expect_geq(n, min_n, "n %lld", (long long)n);
         cr_expect_str_eq(w.origin.kind, "spec");
         gr_witness_free(&w);
     }
     char spec[1200];
-    snprintf(spec, sizeof spec, "%s/fz/tile_sums.derived-spec.json", dir);
-    shapes_within(f.findings, spec);
+    snprintf(spec, sizeof spec, "%s/%s", dir, spec_name);
+    shapes_within(f->findings, spec);
+}
+
+Test(amplify, race_that_needs_a_larger_input, .timeout = 300) {
+    char dir[1024];
+    scratch(dir, sizeof dir, "tiles");
+    record(dir, "tile_sums", 2);
+    derive_matches_golden(dir, "tile_sums");
+    /* the derived spec lets the grid vary (the kernel reads gridDim): a smaller grid or a larger
+     * n puts two tiles on a block */
+    fuzz_run f = amplify(dir, "tile_sums", 300, NULL);
+    tile_findings_need_two_tiles(dir, &f, "fz/tile_sums.derived-spec.json", 1);
+    fuzz_run_free(&f);
+    /* the derived spec edited to hold the grid at the recorded 4 blocks of 64: only an n above
+     * 256, larger than any the tests use (100, 200), races */
+    char spec[1200];
+    snprintf(spec, sizeof spec, "%s/spec.json", dir);
+    json_error_t je;
+    json_t *edited = json_load_file(spec, 0, &je);
+    cr_assert_not_null(edited, "%s", je.text);
+    cr_assert_eq(json_object_set_new(json_object_get(edited, "launch"), "grid", json_integer(4)), 0);
+    snprintf(spec, sizeof spec, "%s/grid4.json", dir);
+    cr_assert_eq(json_dump_file(edited, spec, JSON_INDENT(2)), 0);
+    json_decref(edited);
+    f = amplify(dir, "tile_sums", 400, "--spec grid4.json");
+    tile_findings_need_two_tiles(dir, &f, "grid4.json", 257);
     fuzz_run_free(&f);
     cleanup(dir);
 }
