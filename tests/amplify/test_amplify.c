@@ -9,6 +9,7 @@
  *   tile_sums     races only when n exceeds the grid's threads: found within the spec (with the
  *                 grid held at the recorded 4 blocks, on an n larger than the tests use)
  *   alias_halves  two pointer arguments into one allocation: recorded as one buffer
+ *   block_max     its own launch races: an error on the recorded launch, whose witness it is
  * Every finding's launch shape lies within the derived spec. */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -312,6 +313,43 @@ Test(amplify, race_that_needs_a_larger_input, .timeout = 300) {
     json_decref(edited);
     f = amplify(dir, "tile_sums", 400, "--spec grid4.json");
     tile_findings_need_two_tiles(dir, &f, "grid4.json", 257);
+    fuzz_run_free(&f);
+    cleanup(dir);
+}
+
+Test(amplify, a_race_on_a_recorded_launch_is_the_programs_own, .timeout = 300) {
+    char dir[1024];
+    scratch(dir, sizeof dir, "max");
+    sh_result r = sh(dir, "%s run --record seeds --findings run-findings -- %sblock_max", GPURACE, PROGRAMS);
+    cr_assert_eq(r.status, 1, "the run finds the race of the program's own launch (exit %d)\n%s", r.status, r.err);
+    cr_assert_eq(count_seeds(dir, "seeds"), 1, "the racy launch is recorded all the same:\n%s", r.err);
+    sh_free(&r);
+    fuzz_run f = amplify(dir, "block_max", 100, "--fail-on error");
+    cr_assert_eq(f.r.status, 1, "an error (exit %d):\n%s", f.r.status, f.r.err);
+    cr_assert_gt(json_array_size(f.findings), 0);
+    size_t i;
+    json_t *x;
+    json_array_foreach(f.findings, i, x) {
+        cr_expect_str_eq(json_string_value(json_object_get(x, "severity")), "error");
+        cr_expect_str_eq(origin_of(x), "recorded");
+        cr_expect_eq(line_of(x, 0), 16, "the reduction's step (line 16)");
+        cr_expect_eq(line_of(x, 1), 16);
+        const char *note = json_string_value(json_object_get(json_object_get(x, "input"), "note"));
+        cr_expect(note && strstr(note, "program's own tests") && strstr(note, "seeds/"),
+                  "the note names the recorded launch: %s", note ? note : "(none)");
+        /* the witness is the launch the program made: 16 blocks of 256, n = 4096 */
+        const char *path = json_string_value(json_object_get(x, "witness"));
+        char full[1400];
+        snprintf(full, sizeof full, "%s/%s", dir, path ? path : "");
+        gr_witness w;
+        gr_error err = GR_ERROR_INIT;
+        cr_assert(gr_witness_load(&w, full, NULL, false, &err), "%s", err.message);
+        cr_expect_eq(w.input.grid[0], 16);
+        cr_expect_eq(w.input.block[0], 256);
+        cr_expect_eq((int64_t)w.input.args[2].bits, 4096);
+        cr_expect_str_eq(w.origin.kind, "recorded");
+        gr_witness_free(&w);
+    }
     fuzz_run_free(&f);
     cleanup(dir);
 }
