@@ -55,15 +55,17 @@ bool cli_parse(const char *command, int argc, char **argv, int first, cli_source
                const cli_opt_spec *specs, gr_error *err) {
     int n_inc = 0, n_def = 0;
     bool options_done = false;
+    src->command = command;
     const char *compiler = NULL;
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
         if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
-            if (src->file)
-                return gr_fail(err, GR_ERR_USAGE,
-                               "'gpurace %s' takes one FILE, got '%s' and '%s'", command,
-                               src->file, arg);
-            src->file = arg;
+            for (int k = 0; k < src->nfiles; k++)
+                if (strcmp(src->files[k], arg) == 0)
+                    return gr_fail(err, GR_ERR_USAGE, "'gpurace %s': FILE '%s' is given twice",
+                                   command, arg);
+            if (!push(src->files, &src->nfiles, arg, "FILE", err)) return false;
+            src->file = src->files[0];
             continue;
         }
         if (strcmp(arg, "--") == 0) {

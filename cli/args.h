@@ -13,7 +13,12 @@ enum { CLI_MAX_LIST = 64 };
 
 /* Options every command that reads a kernel file understands. */
 typedef struct cli_source_options {
-    const char *file;
+    const char *command;        /* the subcommand ("check"), for messages */
+    const char *file;           /* the first FILE: the kernel's own file */
+    /* Every FILE in order (files[0] == file). With several, each is compiled with relocatable
+     * device code and their PTX is linked into one module (cli/load.h). */
+    const char *files[CLI_MAX_LIST];
+    int nfiles;
     const char *kernel;         /* --kernel K */
     gr_compile_options compile; /* --arch, --source-faithful, --compiler, -I, -D */
     const char *include_dirs[CLI_MAX_LIST];
@@ -30,7 +35,7 @@ typedef struct cli_opt_spec {
 } cli_opt_spec;
 
 /* Parses argv[first..] for command `command`: the source options plus the command's own
- * `specs` (terminated by a spec with name NULL). The one positional argument is FILE. */
+ * `specs` (terminated by a spec with name NULL). The positional arguments are the FILEs. */
 bool cli_parse(const char *command, int argc, char **argv, int first, cli_source_options *src,
                const cli_opt_spec *specs, gr_error *err);
 

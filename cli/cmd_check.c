@@ -569,6 +569,8 @@ static int report_result(const check_options *o, const cli_source_options *src,
     rep.tool_version = GPURACE_VERSION;
     rep.command = "check";
     rep.file = src->file;
+    rep.linked_files = src->files + 1;
+    rep.nlinked_files = src->nfiles > 1 ? src->nfiles - 1 : 0;
     rep.kernel = k->name;
     rep.kernel_file = src->file;
     rep.kernel_line = k->source_line;
@@ -753,7 +755,7 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     check_oracle oc;
     memset(&oc, 0, sizeof oc);
     const gr_kernel_sig *k = gr_kernel_select(&l.kernels, src->kernel, err);
-    if (!k) goto done;
+    if (!k || !cli_check_kernel_linked(&l, k, "check", err)) goto done;
     if (k->nparams > CHECK_MAX_ARGS) {
         gr_fail(err, GR_ERR_UNSUPPORTED, "kernel %s has too many parameters", k->name);
         goto done;
@@ -831,8 +833,8 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
             gr_launch_result_free(&other);
         }
     }
-    sm = ptx_srcmap_new(l.module);
-    if (sm && l.source && src->file) ptx_srcmap_set_file_text(sm, src->file, l.source, strlen(l.source));
+    if (res.starved_note[0]) fprintf(stderr, "check: note: %s\n", res.starved_note);
+    sm = cli_loaded_srcmap(&l);
     if (res.printf_output && res.printf_len) fputs(res.printf_output, stdout);
     if (on_gpu && oc.kind == CLI_ORACLE_SEQCMP) {
         uint64_t addr2[CHECK_MAX_ARGS];

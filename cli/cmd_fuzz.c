@@ -35,7 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -753,6 +755,146 @@ static int run_worker(void *ctx, int job, int attempt, uint64_t seed, double sec
 #endif
 }
 
+/* ---- the shared corpus after a campaign of several workers ---------------------------------- */
+
+/* libFuzzer's feature of an 8-bit counter value: its bucket (1, 2, 3, 4-7, 8-15, 16-31, 32-127,
+ * 128+). */
+static unsigned counter_bucket(uint8_t v) {
+    return v >= 128 ? 7 : v >= 32 ? 6 : v >= 16 ? 5 : v >= 8 ? 4 : v >= 4 ? 3 : (unsigned)v - 1;
+}
+
+typedef struct merge_entry {
+    char *name;
+    size_t size;
+} merge_entry;
+
+static int merge_entry_cmp(const void *a, const void *b) {
+    const merge_entry *x = a, *y = b;
+    if (x->size != y->size) return x->size < y->size ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static bool is_genome_entry(const char *dir, const char *name, size_t *size) {
+    if (name[0] == '.') return false;
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    if (size) *size = (size_t)st.st_size;
+    return true;
+}
+
+/* In a child process: the merge libFuzzer's -merge=1 does (and its -fork=N parent does with its
+ * jobs' finds), over the genomes of the corpus folder: inputs in order of size, each kept when
+ * its execution reaches a feature (a feedback counter in one of libFuzzer's hit-count buckets)
+ * that the inputs kept before it do not. Inputs that do not decode under the spec are removed,
+ * as the fuzzer rejects them. Every input is run before any file is removed, so a merge that
+ * dies leaves the corpus as it was. Exit status 0 when the merge completed. */
+static int merge_child(fuzz_worker *w, int *kept_out, int *removed_out) {
+    search_session *s = w->session;
+    gr_error err = GR_ERROR_INIT;
+    if (!search_session_runner(s, &err)) {
+        say(2, "fuzz: merge: %s\n", err.message ? err.message : "cannot start");
+        gr_error_clear(&err);
+        return 3;
+    }
+    merge_entry *list = NULL;
+    int n = 0;
+    DIR *d = opendir(w->corpus_dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t size = 0;
+        if (!is_genome_entry(w->corpus_dir, e->d_name, &size)) continue;
+        merge_entry *more = realloc(list, (size_t)(n + 1) * sizeof *more);
+        if (!more) return 3;
+        list = more;
+        list[n].name = strdup(e->d_name);
+        list[n].size = size;
+        if (!list[n++].name) return 3;
+    }
+    if (d) closedir(d);
+    if (n) qsort(list, (size_t)n, sizeof *list, merge_entry_cmp);
+    uint8_t *features = calloc(GR_FEEDBACK_DEFAULT_SIZE, 1); /* one bit per bucket of a counter */
+    uint8_t *counters = malloc(GR_FEEDBACK_DEFAULT_SIZE);
+    bool *keep = calloc((size_t)n + 1, sizeof *keep);
+    if (!features || !counters || !keep) return 3;
+    for (int i = 0; i < n; i++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", w->corpus_dir, list[i].name);
+        size_t len = 0;
+        char *data = gr_read_file_kind(p, GR_FILE_DATA, &len, &err);
+        if (!data) {
+            gr_error_clear(&err);
+            keep[i] = true; /* unreadable now: not this merge's to judge */
+            continue;
+        }
+        gr_input in;
+        bool decoded = gr_codec_decode(&s->codec, (const uint8_t *)data, len, &in, NULL);
+        free(data);
+        if (!decoded) continue;
+        gr_launch_result res;
+        if (!gr_runner_run(s->runner, &in, &res, &err)) {
+            say(2, "fuzz: merge: %s: %s\n", p, err.message ? err.message : "the launch failed");
+            gr_error_clear(&err);
+            gr_input_free(&in);
+            return 3;
+        }
+        memset(counters, 0, GR_FEEDBACK_DEFAULT_SIZE);
+        gr_feedback_fill(counters, GR_FEEDBACK_DEFAULT_SIZE, &in, &res);
+        for (size_t k = 0; k < GR_FEEDBACK_DEFAULT_SIZE; k++) {
+            if (!counters[k]) continue;
+            uint8_t bit = (uint8_t)(1u << counter_bucket(counters[k]));
+            if (!(features[k] & bit)) {
+                features[k] |= bit;
+                keep[i] = true;
+            }
+        }
+        gr_launch_result_free(&res);
+        gr_input_free(&in);
+    }
+    int removed = 0, kept = 0;
+    for (int i = 0; i < n; i++) {
+        if (keep[i]) {
+            kept++;
+            continue;
+        }
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", w->corpus_dir, list[i].name);
+        if (unlink(p) == 0) removed++;
+    }
+    *kept_out = kept;
+    *removed_out = removed;
+    return 0;
+}
+
+/* After several workers extended one corpus folder, keeps only the inputs that add coverage
+ * (merge_child, in a child process as a worker runs: a GPU backend needs a clean parent), so
+ * the folder stays what libFuzzer's fork mode would leave; any engine, a fuzz target of
+ * `gpurace build-fuzzer --seeds` or a later `gpurace fuzz --corpus` continues from it, and
+ * `gpurace replay FILE DIR` re-runs it. */
+static void merge_corpus(fuzz_worker *w) {
+    typedef struct merge_result {
+        int kept, removed;
+    } merge_result;
+    merge_result *shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE,
+                                MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) return;
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) _exit(merge_child(w, &shared->kept, &shared->removed));
+    int st = 0;
+    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        fprintf(stderr, "fuzz: merged the shared corpus as libFuzzer -merge=1 does: %d input%s "
+                        "kept, %d removed, in %s\n",
+                shared->kept, shared->kept == 1 ? "" : "s", shared->removed, w->corpus_dir);
+    else
+        fprintf(stderr, "fuzz: the corpus was not merged (%s); %s is kept as it is\n",
+                pid < 0 ? "cannot fork" : "the merge failed", w->corpus_dir);
+    munmap(shared, sizeof *shared);
+}
+
 /* Creates `d` and its missing parents, and makes sure files can be written there: a findings
  * folder that cannot take a witness must stop the run before it starts, not lose findings. */
 static bool make_writable_dir(const char *flag, const char *d, gr_error *err) {
@@ -1382,6 +1524,9 @@ int cmd_fuzz(int argc, char **argv) {
     bool ran = gr_campaign_run(&co, run_worker, &w, &sum, &err);
     if (w.user_fd >= 0) close(w.user_fd);
     if (!ran) goto done;
+    /* several workers grew one corpus: merge it as libFuzzer's fork mode merges its jobs'
+     * (before this process opens a backend: a GPU merge child needs a clean parent) */
+    if (corpus && jobs > 1 && sum.execs > 0 && !cli_interrupted()) merge_corpus(&w);
     int crashes = keep_artifacts(workdir, keep_dir);
     fprintf(stderr, "fuzz: %" PRIu64 " executions in %.1fs (%.0f/s), coverage %" PRIu64 ", %u finding%s, %u worker restart%s\n",
             sum.execs, sum.elapsed, sum.elapsed > 0 ? (double)sum.execs / sum.elapsed : 0.0, sum.coverage,
@@ -1395,6 +1540,8 @@ int cmd_fuzz(int argc, char **argv) {
     if (!search_session_runner(&s, &err)) goto done;
     r.command = "fuzz";
     r.file = gr_report_strdup(&r, src.file);
+    r.linked_files = src.files + 1;
+    r.nlinked_files = src.nfiles > 1 ? src.nfiles - 1 : 0;
     r.kernel = gr_report_strdup(&r, s.kernel->name);
     report_tally tally = {0, seeds.paths, seeds.npaths, w.spec_label, src.file};
     /* one finding per root cause: the entry with the best evidence (saved, then what it depends

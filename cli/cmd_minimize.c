@@ -1,4 +1,4 @@
-/* gpurace minimize FILE WITNESS [-o OUT] [--spec F] [--backend auto|sim|gpu] [--force]
+/* gpurace minimize FILE... WITNESS [-o OUT] [--spec F] [--backend auto|sim|gpu] [--force]
  *
  * Shrinks a witness (search/minimize.h): fewer blocks and threads, less shared memory, smaller
  * scalars, zeroed buffer elements, the simplest schedule, while its first finding (same

@@ -1,10 +1,13 @@
-/* gpurace replay FILE WITNESS|DIR [--json F] [--sarif F] [--force] [--backend auto|sim|gpu]
+/* gpurace replay FILE... WITNESS|DIR [--json F] [--sarif F] [--force] [--backend auto|sim|gpu]
  *
  *               [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]
  *               [--oracle-schedules LIST]
  *
+ * FILE... : the kernel's file first, then files it is linked with (cli/load.h).
  * Re-runs saved launches (CI regression mode): one witness, or every witness of a directory
- * (the .json files of DIR and of DIR/findings). Exit status 1 when any finding reproduces.
+ * (the .json files of DIR and of DIR/findings), and genome files (names without an extension:
+ * a corpus folder's entries, a fuzzing engine's crash-<sha1> files) decoded under the spec.
+ * Exit status 1 when any finding reproduces.
  * Also holds what the search subcommands share (cli/search_cli.h). */
 #include <dirent.h>
 #include <inttypes.h>
@@ -19,6 +22,7 @@
 #include "cli/report/report_exec.h"
 #include "cli/report_opts.h"
 #include "cli/search_cli.h"
+#include "common/file.h"
 
 
 cli_backend_override cli_search_backend_override;
@@ -36,13 +40,15 @@ bool search_session_open(search_session *s, const cli_source_options *src,
     if (!cli_load_ex(src, o->isolate_compile, &s->loaded, err)) return false;
     s->loaded_ok = true;
     s->kernel = gr_kernel_select(&s->loaded.kernels, src->kernel, err);
-    if (!s->kernel) return false;
-    s->srcmap = ptx_srcmap_new(s->loaded.module);
-    if (s->srcmap && s->loaded.source && src->file)
-        ptx_srcmap_set_file_text(s->srcmap, src->file, s->loaded.source, strlen(s->loaded.source));
+    if (!s->kernel || !cli_check_kernel_linked(&s->loaded, s->kernel, src->command, err))
+        return false;
+    s->srcmap = cli_loaded_srcmap(&s->loaded);
+    /* several FILEs: the others are part of the program (source hash, reproducer) */
     s->target = (gr_search_target){s->loaded.module, s->kernel, s->loaded.source,
                                    s->loaded.compiled.ptx, src->file, s->srcmap, NULL, 0,
-                                   GPURACE_VERSION};
+                                   GPURACE_VERSION, s->loaded.files + 1,
+                                   (const char *const *)s->loaded.texts + 1,
+                                   s->loaded.nfiles - 1};
     if (o->need_spec || o->spec_path) {
         bool ok = o->spec_path ? gr_spec_load(&s->spec, o->spec_path, s->kernel, err)
                                : gr_spec_infer(&s->spec, s->kernel, err);
@@ -174,27 +180,119 @@ static void list_json(const char *dir, char ***list, int *n) {
     closedir(d);
 }
 
-/* Removes the second positional argument (WITNESS) from argv; value options are skipped. */
+/* A genome file: libFuzzer's and gpurace's corpus entries and the engine's crash files are
+ * named without an extension (a content hash, crash-<sha1>, timeout-<sha1> ...). */
+static bool is_genome_name(const char *path) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return base[0] != '.' && strchr(base, '.') == NULL;
+}
+
+/* Appends DIR's genome files to the list. */
+static void list_genomes(const char *dir, char ***list, int *n) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!is_genome_name(e->d_name)) continue;
+        size_t m = strlen(dir) + strlen(e->d_name) + 2;
+        char *p = malloc(m);
+        if (!p) break;
+        snprintf(p, m, "%s/%s", dir, e->d_name);
+        struct stat st;
+        char **nl = stat(p, &st) == 0 && S_ISREG(st.st_mode) ? realloc(*list, (size_t)(*n + 1) * sizeof *nl) : NULL;
+        if (!nl) {
+            free(p);
+            continue;
+        }
+        *list = nl;
+        (*list)[(*n)++] = p;
+    }
+    closedir(d);
+}
+
+/* Re-runs genome files (a corpus, or the crash files a fuzzing engine kept) under the kernel's
+ * spec: each finding is reported once, from the first genome that shows it. A genome that
+ * does not decode under the spec is named and skipped (the fuzz target rejects it too). */
+static bool replay_genomes(search_session *s, gr_report *r, char **files, int nfiles,
+                           int *skipped, gr_error *err) {
+    uint64_t *seen = NULL;
+    int nseen = 0, with = 0;
+    bool ok = true;
+    for (int i = 0; ok && i < nfiles; i++) {
+        size_t len = 0;
+        char *data = gr_read_file_kind(files[i], GR_FILE_DATA, &len, err);
+        if (!data) return false;
+        gr_witness w;
+        memset(&w, 0, sizeof w);
+        gr_error derr = GR_ERROR_INIT;
+        if (!gr_codec_decode(&s->codec, (const uint8_t *)data, len, &w.input, &derr)) {
+            fprintf(stderr, "replay: %s: skipped, not a launch under this spec: %s\n", files[i],
+                    derr.message ? derr.message : "?");
+            gr_error_clear(&derr);
+            free(data);
+            (*skipped)++;
+            continue;
+        }
+        free(data);
+        gr_launch_result res;
+        if (!gr_runner_run(s->runner, &w.input, &res, err)) {
+            gr_error_wrap(err, "%s", files[i]);
+            gr_input_free(&w.input);
+            ok = false;
+            break;
+        }
+        int fresh = 0;
+        for (int k = 0; ok && k < res.nfindings; k++) {
+            uint64_t sig = gr_search_signature(&res.findings[k]);
+            bool known = false;
+            for (int j = 0; j < nseen && !known; j++) known = seen[j] == sig;
+            if (known) continue;
+            uint64_t *more = realloc(seen, (size_t)(nseen + 1) * sizeof *more);
+            if (!more) {
+                ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+                break;
+            }
+            seen = more;
+            seen[nseen++] = sig;
+            fresh++;
+            ok = search_report_witness(s, r, &w, files[i], NULL, sig, NULL, err);
+        }
+        if (res.nfindings) {
+            with++;
+            fprintf(stderr, "replay: %s: %d finding%s (%d not seen in an earlier genome)\n",
+                    files[i], res.nfindings, res.nfindings == 1 ? "" : "s", fresh);
+        }
+        gr_launch_result_free(&res);
+        gr_input_free(&w.input);
+    }
+    free(seen);
+    if (ok)
+        fprintf(stderr, "replay: %d genome%s run, %d with findings, %d distinct finding%s\n",
+                nfiles - *skipped, nfiles - *skipped == 1 ? "" : "s", with, nseen,
+                nseen == 1 ? "" : "s");
+    return ok;
+}
+
+/* Removes the last positional argument (WITNESS) from argv; value options are skipped. */
 int search_take_positional(int argc, char **argv, const char *const *value_opts, char **rest,
                            const char **second) {
-    int n = 0, positional = 0;
-    *second = NULL;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
+    /* FILE... WITNESS: the witness is the last positional argument, after one FILE at least */
+    int positional = 0, last = -1;
+    for (int i = 2; i < argc; i++) {
         bool takes_value = false;
         for (int k = 0; value_opts[k]; k++)
-            if (strcmp(a, value_opts[k]) == 0) takes_value = true;
-        if (i >= 2 && takes_value && i + 1 < argc) {
-            rest[n++] = argv[i];
-            rest[n++] = argv[++i];
-            continue;
-        }
-        if (i >= 2 && a[0] != '-' && ++positional == 2 && !*second) {
-            *second = a;
-            continue;
-        }
-        rest[n++] = argv[i];
+            if (strcmp(argv[i], value_opts[k]) == 0) takes_value = true;
+        if (takes_value && i + 1 < argc) i++;
+        else if (argv[i][0] != '-') positional++, last = i;
     }
+    /* a source as the last one: the WITNESS is missing, not a FILE */
+    const char *ext = last >= 0 ? gr_path_extension(argv[last]) : "";
+    if (positional < 2 || strcmp(ext, "cu") == 0 || strcmp(ext, "ptx") == 0) last = -1;
+    *second = last >= 0 ? argv[last] : NULL;
+    int n = 0;
+    for (int i = 0; i < argc; i++)
+        if (i != last) rest[n++] = argv[i];
     return n;
 }
 
@@ -239,16 +337,25 @@ int cmd_replay(int argc, char **argv) {
         gr_fail(&err, GR_ERR_IO, "%s: no such file or directory", target);
         return search_fail(&err);
     }
+    char **genomes = NULL;
+    int ngenomes = 0, skipped = 0;
     if (S_ISDIR(st.st_mode)) {
         list_json(target, &files, &nfiles);
         char sub[4096];
         snprintf(sub, sizeof sub, "%s/findings", target);
         list_json(sub, &files, &nfiles);
         if (nfiles) qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
+        list_genomes(target, &genomes, &ngenomes);
+        if (ngenomes) qsort(genomes, (size_t)ngenomes, sizeof *genomes, cmp_str);
+    } else if (is_genome_name(target)) {
+        genomes = calloc(1, sizeof *genomes);
+        if (genomes) genomes[ngenomes++] = strdup(target);
     } else {
         files = calloc(1, sizeof *files);
         if (files) files[nfiles++] = strdup(target);
     }
+    search_session genome_session;
+    bool have_genome_session = false;
     /* Each witness names its kernel: without --kernel, witnesses are replayed on the kernel
      * they name (one session per kernel; FILE is compiled once per kernel). */
     char **kernels = calloc((size_t)nfiles + 1, sizeof *kernels);
@@ -263,6 +370,8 @@ int cmd_replay(int argc, char **argv) {
          !cli_parse_uint_flag("--memory-limit", memory_limit, 1, 0xffffffffu, &mb, &err))) {
         for (int i = 0; i < nfiles; i++) free(files[i]);
         free(files);
+        for (int i = 0; i < ngenomes; i++) free(genomes[i]);
+        free(genomes);
         return search_fail(&err);
     }
     so.memory_limit_mb = (uint32_t)mb;
@@ -284,7 +393,9 @@ int cmd_replay(int argc, char **argv) {
     }
     r.command = "replay";
     r.file = gr_report_strdup(&r, src.file);
-    for (int i = 0; i < nfiles || (i == 0 && nfiles == 0); i++) {
+    r.linked_files = src.files + 1;
+    r.nlinked_files = src.nfiles > 1 ? src.nfiles - 1 : 0;
+    for (int i = 0; i < nfiles || (i == 0 && nfiles == 0 && ngenomes == 0); i++) {
         /* the session of this witness's kernel (all one session with --kernel) */
         const char *key = nfiles ? kernels[i] : NULL;
         search_session *s = NULL;
@@ -343,13 +454,32 @@ int cmd_replay(int argc, char **argv) {
         gr_witness_free(&w);
         if (!ok) goto done;
     }
-    if (nfiles == 0) fprintf(stderr, "replay: %s: no witnesses\n", target);
-    code = cli_report_emit(&r, &report, nsessions ? sessions[0].srcmap : NULL, NULL, &err);
+    if (ngenomes) {
+        /* genomes decode under the spec the search used: --spec, or the inferred one */
+        search_session_options gso = so;
+        gso.need_spec = true;
+        have_genome_session = true; /* closed at the end even when opening fails half way */
+        if (!search_session_open(&genome_session, &src, &gso, &err)) goto done;
+        if (!r.kernel) r.kernel = gr_report_strdup(&r, genome_session.kernel->name);
+        if (genome_session.spec_inferred)
+            fprintf(stderr, "replay: genomes decode under the spec inferred for kernel %s (pass the "
+                            "--spec the search used if it had one)\n",
+                    genome_session.kernel->name);
+        if (!replay_genomes(&genome_session, &r, genomes, ngenomes, &skipped, &err)) goto done;
+    }
+    if (nfiles == 0 && ngenomes == 0) fprintf(stderr, "replay: %s: no witnesses\n", target);
+    code = cli_report_emit(&r, &report,
+                           nsessions ? sessions[0].srcmap
+                           : have_genome_session ? genome_session.srcmap : NULL,
+                           NULL, &err);
 done:
     if (code < 0) code = search_fail(&err);
     cli_report_release_stdout();
     gr_report_free(&r);
     for (int j = 0; j < nsessions; j++) search_session_close(&sessions[j]);
+    if (have_genome_session) search_session_close(&genome_session);
+    for (int i = 0; i < ngenomes; i++) free(genomes[i]);
+    free(genomes);
     free(sessions);
     free(session_keys);
     for (int i = 0; kernels && i < nfiles; i++) free(kernels[i]);

@@ -340,6 +340,9 @@ static bool build_program(const run_options *o, const char *out, gr_error *err) 
     argv_push(&a, "-cudart");
     argv_push(&a, "shared");
     argv_push(&a, "-lineinfo");
+    /* several files may call device code of one another: relocatable device code, whose units'
+     * PTX the runtime links (exec/cudart/module.c) */
+    if (o->nfiles > 1) argv_push(&a, "-rdc=true");
     argv_push(&a, "-o");
     argv_push(&a, out);
     for (int i = 0; i < o->nincludes; i++) argv_pushf(&a, "-I%s", o->include_dirs[i]);

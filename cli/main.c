@@ -13,6 +13,12 @@ typedef struct command {
     const char *help;
 } command;
 
+static const char several_files_help[] =
+    "Several FILEs are one program (FILE...): the first is the kernel's own file, the others are\n"
+    "linked in. Each is compiled with relocatable device code and their PTX is linked, so a\n"
+    "kernel can call __device__ functions and use __device__ variables of the other files:\n"
+    "  gpurace check kernel.cu helpers.cu --kernel k --grid 4 --block 128\n";
+
 static const char source_options_help[] =
     "  --kernel K           the kernel to use when FILE defines several\n"
     "  --source-faithful    compile with -G: every source-level access stays in the PTX,\n"
@@ -22,24 +28,24 @@ static const char source_options_help[] =
     "  -I DIR, -D NAME[=V]  include directories and macro definitions for the compiler\n";
 
 static const command commands[] = {
-    {"info", cmd_info, "gpurace info FILE [--kernel K] [--spec]",
+    {"info", cmd_info, "gpurace info FILE... [--kernel K] [--spec]",
      "Lists the kernels FILE defines with their parameters (names and C types), static and\n"
      "dynamic shared memory, entry attributes and instruction counts. With --spec, prints the\n"
      "spec gpurace infers for the kernel (launch ranges, scalar ranges, buffer sizes) as JSON to\n"
      "edit and pass to fuzz with --spec F; the assumptions go to standard error.\n"},
-    {"ptx", cmd_ptx, "gpurace ptx FILE [--instrument] [--source-faithful] [-o OUT]",
+    {"ptx", cmd_ptx, "gpurace ptx FILE... [--instrument] [--source-faithful] [-o OUT]",
      "Prints the PTX gpurace analyses, printed back from its IR. With --instrument, every\n"
      "global/shared/generic memory access, barrier, warp synchronization, fence, warp\n"
      "collective and thread exit carries a call to a gpurace hook; a summary of the hooks goes\n"
      "to standard error (--quiet leaves it out). -o writes to a file instead of stdout.\n"},
     {"check", cmd_check,
-     "gpurace check FILE [--kernel K] --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES]\n"
+     "gpurace check FILE... [--kernel K] --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES]\n"
      "              [--arg NAME=VALUE]... [--schedule S] [--backend auto|sim]\n"
      "              [--detector auto|fsm|hb] [--warp-model its|lockstep] [--json F] [--sarif F]\n"
      "              [--spec F] [--oracle seqcmp|twopass|none] [--reference NAME]\n"
      "              [--oracle-schedules LIST] [--step-budget N] [--memory-limit MB]\n"
-     "       gpurace check FILE --spec F [--oracle ...] [--json F] [--sarif F]\n"
-     "       gpurace check FILE --input WITNESS [--force] [--step-budget N] [--json F] [--sarif F]",
+     "       gpurace check FILE... --spec F [--oracle ...] [--json F] [--sarif F]\n"
+     "       gpurace check FILE... --input WITNESS [--force] [--step-budget N] [--json F] [--sarif F]",
      "Runs one launch of the kernel under the race detector and reports every finding (data\n"
      "race, barrier divergence, out-of-bounds access, hang, fault) with its source lines.\n"
      "--arg NAME=VALUE sets a scalar, or a buffer as buffer(TYPE,COUNT[,INIT]) with INIT one of\n"
@@ -61,7 +67,7 @@ static const command commands[] = {
      "is an error (exit 2); the confirmation --detector auto runs after the FSM finds a race is\n"
      "skipped over it, and the FSM's findings are reported as not confirmed.\n"},
     {"fuzz", cmd_fuzz,
-     "gpurace fuzz FILE [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
+     "gpurace fuzz FILE... [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
      "             [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]\n"
      "             [--json F] [--sarif F] [--oracle seqcmp|none] [--reference NAME]\n"
      "             [-- libFuzzer flags]",
@@ -70,14 +76,21 @@ static const command commands[] = {
      "assumptions are printed). Each new finding is minimized and saved as a witness and a .cu\n"
      "reproducer under --findings; the search goes on unless --stop-on-first. --time defaults to\n"
      "60 seconds. --oracle seqcmp adds manifests to saved findings, makes output divergence a\n"
-     "search feature and saves nondeterministic output without a detected race as a finding.\n"},
+     "search feature and saves nondeterministic output without a detected race as a finding.\n"
+     "--jobs N workers share one corpus folder (each reloads the others' inputs); with --corpus\n"
+     "and N > 1 it is merged at the end as libFuzzer -merge=1 does (inputs that add no feature\n"
+     "are removed). The folder is libFuzzer's layout (a genome a file): build-fuzzer --seeds and\n"
+     "fuzzing engines take it, and replay re-runs it.\n"},
     {"replay", cmd_replay,
-     "gpurace replay FILE WITNESS|DIR [--json F] [--sarif F] [--force] [--spec F]\n"
+     "gpurace replay FILE... WITNESS|DIR [--json F] [--sarif F] [--force] [--spec F]\n"
      "              [--oracle seqcmp|twopass|none] [--reference NAME] [--step-budget N]",
      "Re-runs saved witnesses (one file, or every witness of a findings folder) and reports what\n"
      "still reproduces: the regression mode for CI. --force runs a witness recorded for another\n"
-     "version of the kernel. --oracle runs the value oracle on each witness's input (see check).\n"},
-    {"minimize", cmd_minimize, "gpurace minimize FILE WITNESS [-o OUT]",
+     "version of the kernel. --oracle runs the value oracle on each witness's input (see check).\n"
+     "Genome files (names without an extension: a corpus folder's entries, a fuzzing engine's\n"
+     "crash-SHA1 files) are decoded under the spec (--spec: the one the search used; else the\n"
+     "inferred one) and run too, each finding reported once.\n"},
+    {"minimize", cmd_minimize, "gpurace minimize FILE... WITNESS [-o OUT]",
      "Shrinks a witness (fewer blocks and threads, smaller values, simplest schedule) while its\n"
      "finding still reproduces, and writes it to OUT (default WITNESS.min.json).\n"},
     {"run", cmd_run,
@@ -93,7 +106,8 @@ static const command commands[] = {
      "simulator under the race detector with the program's own launch configuration and data,\n"
      "and the program goes on as on a GPU (its standard output and error pass through; the\n"
      "report goes to standard error and the --json/--sarif files). The program must use the\n"
-     "shared CUDA runtime (nvcc -cudart shared); with FILE.cu arguments gpurace builds it so.\n"
+     "shared CUDA runtime (nvcc -cudart shared); with FILE.cu arguments gpurace builds it so\n"
+     "(several files with -rdc=true: device code of the units that call one another is linked).\n"
      "Kernel code is the PTX nvcc embeds in the program, or the PTX of --source files.\n"
      "--kernel K checks only kernel K (repeatable; the others still run, unchecked); --launches N\n"
      "checks the first N launches; --step-budget N stops a launch after N thread-instructions\n"
@@ -109,13 +123,32 @@ static const command commands[] = {
      "scalar values and ranges, buffer lengths as relations (len(x) == n, gridDim.x, n * n),\n"
      "indices into other buffers, permutations, sorted arrays, CSR graphs, constants. The spec is\n"
      "in the normal format (docs/spec.md) with a comment on each entry saying what was seen, to\n"
-     "read and edit; every recorded launch fits it. Without -o it goes to standard output.\n"
+     "read and edit; the recorded launches fit it (except where a buffer's length varied with no\n"
+     "relation: the longest is used). Without -o it goes to standard output.\n"
      "--kernel K picks the kernel when DIR holds several. gpurace fuzz FILE --seeds DIR derives\n"
      "the same spec itself when --spec is absent.\n"},
-    {"export", cmd_export, "gpurace export WITNESS -o repro.cu [--source FILE.cu]",
+    {"build-fuzzer", cmd_build_fuzzer,
+     "gpurace build-fuzzer FILE [--kernel K] [--spec F] [--seeds DIR] -o OUT",
+     "Builds a standalone libFuzzer fuzz target for the kernel, for fuzzing engines that run C\n"
+     "fuzz targets (ClusterFuzzLite, OSS-Fuzz, libFuzzer's own command line): OUT, plus\n"
+     "OUT_seed_corpus.zip, OUT.dict and OUT.options. The target decodes libFuzzer's inputs as\n"
+     "gpurace fuzz does (genomes under the spec, inferred when --spec is absent) and runs them on\n"
+     "the simulator under the race detector; the kernel's PTX, source and spec are embedded, so\n"
+     "it needs neither NVRTC nor the kernel file at run time. A finding is a crash: the target\n"
+     "prints the diagnostic, writes the witness as gpurace-CLASS-SIGNATURE.json under libFuzzer's\n"
+     "-artifact_prefix (where the crash file goes too) and aborts. --seeds DIR adds the genomes\n"
+     "and witnesses of a corpus folder (gpurace fuzz --corpus) to the seed archive. With several\n"
+     "kernels in FILE and no --kernel, one target per kernel: OUT_KERNEL. Compiles with $CC\n"
+     "(default clang) and $CFLAGS, links with $CXX (default clang++), $CXXFLAGS and\n"
+     "$LIB_FUZZING_ENGINE (default -fsanitize=fuzzer), against the libraries in\n"
+     "lib/gpurace/fuzzer next to the gpurace executable (or $GPURACE_FUZZER_LIB).\n"},
+    {"export", cmd_export, "gpurace export WITNESS -o repro.cu [--source FILE]...",
      "Writes a standalone CUDA program that embeds the kernel and the witness's inputs, launches\n"
      "it as recorded, prints an output digest, and with --repeat N reports whether outputs differ\n"
-     "between runs. It compiles with nvcc as it is.\n"},
+     "between runs. It compiles with nvcc as it is. The source is the file the witness names, or\n"
+     "--source; for a witness of several files, every file it names, or --source once per file,\n"
+     "the kernel's first (the program embeds it and says how to build it with the others:\n"
+     "nvcc -rdc=true).\n"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
@@ -128,9 +161,10 @@ static void print_usage(FILE *out) {
     fprintf(out,
             "  gpurace help COMMAND\n\n"
             "FILE is a .cu file (compiled with NVRTC, or nvcc when it has host code) or a .ptx file.\n"
+            "%s"
             "Options that every command reading FILE takes:\n%s"
             "\nExit status: 0 no finding, 1 findings, 2 usage or input error, 3 internal error.\n",
-            source_options_help);
+            several_files_help, source_options_help);
 }
 
 bool cli_print_command_help(const char *name) {
@@ -138,8 +172,11 @@ bool cli_print_command_help(const char *name) {
         if (strcmp(commands[i].name, name) != 0) continue;
         /* run takes a program, spec a folder: their options are all in their synopsis */
         bool file_options = strcmp(name, "run") != 0 && strcmp(name, "spec") != 0;
-        printf("usage: %s\n\n%s%s%s", commands[i].synopsis, commands[i].help,
-               file_options ? "\nOptions:\n" : "", file_options ? source_options_help : "");
+        bool several_files = file_options && strcmp(name, "export") != 0 && strcmp(name, "build-fuzzer") != 0;
+        printf("usage: %s\n\n%s%s%s%s", commands[i].synopsis, commands[i].help,
+               several_files ? "\n" : "", several_files ? several_files_help : "",
+               file_options ? "\nOptions:\n" : "");
+        if (file_options) fputs(source_options_help, stdout);
         return true;
     }
     return false;

@@ -58,8 +58,9 @@ void search_session_close(search_session *s);
 /* Opens the backend when the session deferred it. */
 bool search_session_runner(search_session *s, gr_error *err);
 
-/* Takes the second positional argument (WITNESS) out of argv into *second; `rest` gets the
- * other arguments, for cli_parse. Returns their count. */
+/* Takes the last positional argument (WITNESS, after FILE...) out of argv into *second (NULL
+ * when there is only one, or the last is a .cu or .ptx); `rest` gets the other arguments, for
+ * cli_parse. Returns their count. */
 int search_take_positional(int argc, char **argv, const char *const *value_opts, char **rest,
                            const char **second);
 /* Options of the search subcommands that take a value. */

@@ -119,6 +119,12 @@ bool gr_witness_to_json(const gr_witness *w, gr_strbuf *out, gr_error *err) {
         json_t *kobj = json_pack("{sssssO}", "name", w->kernel ? w->kernel : "", "source_hash", hash,
                                  "compile_options", opts);
         if (kobj && w->source_file) json_object_set_new(kobj, "file", json_string(w->source_file));
+        if (kobj && w->nlinked_files > 0) {
+            json_t *linked = json_array();
+            for (int i = 0; i < w->nlinked_files; i++)
+                json_array_append_new(linked, json_string(w->linked_files[i]));
+            json_object_set_new(kobj, "linked_files", linked);
+        }
         json_object_set_new(root, "kernel", kobj);
         json_decref(opts);
         json_object_set_new(root, "backend", json_string(w->backend ? w->backend : "sim"));
@@ -673,7 +679,7 @@ bool gr_witness_parse(gr_witness *w, const char *text, const char *file, const u
     static const char *const tkeys[] = {"version", NULL};
     ok = ok && only_keys(&l, "tool", tool, tkeys) && get_string(&l, tool, "tool", "version", &w->tool_version);
     ok = ok && (kernel = need(&l, root, "", "kernel", JSON_OBJECT));
-    static const char *const kkeys[] = {"name", "source_hash", "compile_options", "file", NULL};
+    static const char *const kkeys[] = {"name", "source_hash", "compile_options", "file", "linked_files", NULL};
     ok = ok && only_keys(&l, "kernel", kernel, kkeys) && get_string(&l, kernel, "kernel", "name", &w->kernel) &&
          get_opt_string(&l, kernel, "kernel", "file", &w->source_file);
     if (ok && (v = need(&l, kernel, "kernel", "source_hash", JSON_STRING))) {
@@ -706,6 +712,27 @@ bool gr_witness_parse(gr_witness *w, const char *text, const char *file, const u
         }
     } else {
         ok = false;
+    }
+    if (ok && (v = json_object_get(kernel, "linked_files"))) {
+        if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > GR_WITNESS_MAX_LINKED)
+            ok = bad(&l, "kernel.linked_files", "expected an array of 1 to %d file names", GR_WITNESS_MAX_LINKED);
+        else if (!w->source_file)
+            ok = bad(&l, "kernel.linked_files", "needs kernel.file, the file they are linked with");
+        if (ok) {
+            w->nlinked_files = (int)json_array_size(v);
+            w->linked_files = calloc((size_t)w->nlinked_files, sizeof *w->linked_files);
+            if (!w->linked_files) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        }
+        for (int i = 0; ok && i < w->nlinked_files; i++) {
+            json_t *o = json_array_get(v, (size_t)i);
+            if (!json_is_string(o) || json_string_length(o) == 0) {
+                char p[64];
+                snprintf(p, sizeof p, "kernel.linked_files[%d]", i);
+                ok = bad(&l, p, "expected a file name");
+            } else if (!(w->linked_files[i] = strdup(json_string_value(o)))) {
+                ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+            }
+        }
     }
     ok = ok && get_string(&l, root, "", "backend", &w->backend);
     ok = ok && load_input(&l, root, &w->input) && load_findings(&l, root, w);
@@ -749,6 +776,8 @@ void gr_witness_free(gr_witness *w) {
     free(w->origin.seed);
     free(w->origin.spec);
     free(w->origin.assumption);
+    for (int i = 0; w->linked_files && i < w->nlinked_files; i++) free(w->linked_files[i]);
+    free(w->linked_files);
     gr_input_free(&w->input);
     for (int i = 0; i < w->nfindings; i++) {
         gr_witness_finding *f = &w->findings[i];

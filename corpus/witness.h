@@ -23,6 +23,8 @@
  * version 1 whenever it needs nothing of version 2, and both versions load. */
 #define GR_WITNESS_VERSION 2
 #define GR_WITNESS_VERSION_MIN 1
+/* kernel.linked_files: at most as many as the command line takes FILEs */
+enum { GR_WITNESS_MAX_LINKED = 63 };
 
 typedef struct gr_witness_access {
     char *file;       /* source file, or NULL */
@@ -67,6 +69,10 @@ typedef struct gr_witness {
     uint64_t source_hash; /* FNV-1a 64 of the kernel source (common/hash.h) */
     char *kernel;
     char *source_file;    /* the kernel file as the command that saved it named it, or NULL */
+    /* A program of several files: the files linked with source_file, in order (source_hash
+     * covers them all). */
+    char **linked_files;
+    int nlinked_files;
     char **compile_options;
     int ncompile_options;
     char *backend;        /* "sim", "gpu" */

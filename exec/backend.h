@@ -228,6 +228,8 @@ typedef struct gr_launch_result {
     bool confirmed_by_hb;         /* the race findings come from an HB re-run (gr_confirm_mode) */
     bool confirm_skipped;         /* a confirming HB re-run was due but could not finish: the */
     char confirm_note[200];       /* FSM's findings stand; why (one line), e.g. the limit */
+    char starved_note[200];       /* non-empty: an unfair schedule ran out of steps and the
+                                   * fair re-run terminated; its result is this one (one line) */
     uint64_t hb_memory_peak;      /* HB (plain or confirming): the most its accounting held */
     uint64_t thread_instructions; /* instructions executed, summed over threads */
     uint64_t warp_steps;          /* decoded instructions dispatched (one per lane group) */

@@ -245,6 +245,11 @@ bool gr_exec_detector_finish(gr_exec_detector *d, gr_launch_result *res, uint32_
         f->insn_id2 = rc->first_instr;
         f->thread = thread_of(d, rc->second_thread);
         f->thread2 = thread_of(d, rc->first_thread);
+        /* The shadow FSM keeps one representative per granule; when that is the reporting
+         * thread itself, the conflicting access of another thread is only in its summary:
+         * name no partner rather than a thread racing with itself. */
+        bool partner_summarized = rc->first_thread == rc->second_thread;
+        if (partner_summarized) f->insn_id2 = UINT32_MAX;
         f->space = rc->space == GR_SPACE_SHARED ? PTX_SPACE_SHARED : PTX_SPACE_GLOBAL;
         f->address = rc->space == GR_SPACE_SHARED ? rc->addr + 0x10000000000ull : rc->addr;
         snprintf(f->message, sizeof f->message, "%s%s race on %s memory: %s (%llu occurrence%s)",
@@ -253,6 +258,12 @@ bool gr_exec_detector_finish(gr_exec_detector *d, gr_launch_result *res, uint32_
                  rc->space == GR_SPACE_SHARED ? "shared" : "global",
                  gr_race_cause_text((gr_race_cause)rc->cause), (unsigned long long)rc->count,
                  rc->count == 1 ? "" : "s");
+        if (partner_summarized) {
+            size_t used = strlen(f->message);
+            snprintf(f->message + used, sizeof f->message - used,
+                     "; the other thread's access is in the shadow FSM's summary "
+                     "and --detector hb names it");
+        }
     }
     return true;
 }

@@ -14,9 +14,19 @@
 #include "corpus/export.h"
 #include "search/runner.h"
 
+uint64_t gr_source_hash_texts(const char *first, const char *const *others, int nothers) {
+    const char *text = first ? first : "";
+    uint64_t h = gr_hash64(text, strlen(text));
+    for (int i = 0; i < nothers; i++) {
+        const char *o = others && others[i] ? others[i] : "";
+        h = gr_hash_bytes(h, "", 1); /* the NUL between two texts */
+        h = gr_hash_bytes(h, o, strlen(o));
+    }
+    return h;
+}
+
 uint64_t gr_search_source_hash(const gr_search_target *t) {
-    const char *text = t->source ? t->source : t->ptx ? t->ptx : "";
-    return gr_hash64(text, strlen(text));
+    return gr_source_hash_texts(t->source ? t->source : t->ptx, t->other_texts, t->nothers);
 }
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
@@ -70,6 +80,12 @@ bool gr_search_make_witness(const gr_search_target *t, const gr_input *in,
     w->source_hash = gr_search_source_hash(t);
     w->kernel = strdup(t->kernel->qualified ? t->kernel->qualified : t->kernel->name);
     w->source_file = t->file ? strdup(t->file) : NULL;
+    /* a program of several files: export and the user need all of them, in order */
+    if (t->file && t->nothers > 0 && (w->linked_files = calloc((size_t)t->nothers, sizeof *w->linked_files))) {
+        w->nlinked_files = t->nothers;
+        for (int i = 0; i < t->nothers; i++)
+            if (!(w->linked_files[i] = strdup(t->other_files[i]))) w->nlinked_files = i;
+    }
     w->backend = strdup(backend ? backend : "sim");
     if (t->ncompile_options > 0) {
         w->compile_options = calloc((size_t)t->ncompile_options, sizeof *w->compile_options);
@@ -81,6 +97,7 @@ bool gr_search_make_witness(const gr_search_target *t, const gr_input *in,
     }
     w->findings = calloc((size_t)res->nfindings + 1, sizeof *w->findings);
     if (!w->tool_version || !w->kernel || !w->backend || !w->findings ||
+        (t->file && w->nlinked_files != t->nothers) ||
         !gr_input_copy(&w->input, in)) {
         gr_witness_free(w);
         return gr_fail(err, GR_ERR_NOMEM, "out of memory");
@@ -141,14 +158,24 @@ bool gr_search_save_finding(const gr_search_target *t, const char *dir, const gr
         size_t n = strlen(path);
         char *cu = malloc(n + 4);
         gr_error e2 = GR_ERROR_INIT;
-        if (cu && gr_export_reproducer(w, t->source, name, symbol, false, &out, &e2)) {
+        if (cu) {
             memcpy(cu, path, n + 1);
             if (n > 5 && strcmp(cu + n - 5, ".json") == 0) cu[n - 5] = '\0';
             strcat(cu, ".cu");
-            if (gr_write_file_atomic(cu, out.data, out.len, &e2)) {
-                *repro_path = cu;
-                cu = NULL;
-            }
+        }
+        if (cu && t->nothers > 0) {
+            /* the kernel's file is embedded; the others are built with it */
+            const char *base = strrchr(cu, '/');
+            gr_strbuf_appendf(&out, "// The kernel calls code of other files: build with\n"
+                                    "//   nvcc -rdc=true -o repro %s", base ? base + 1 : cu);
+            for (int i = 0; i < t->nothers; i++) gr_strbuf_appendf(&out, " %s", t->other_files[i]);
+            gr_strbuf_append(&out, "\n");
+        }
+        /* the witness's hash covers every file; the embedded one alone cannot match it */
+        if (cu && gr_export_reproducer(w, t->source, name, symbol, t->nothers > 0, &out, &e2) &&
+            gr_write_file_atomic(cu, out.data, out.len, &e2)) {
+            *repro_path = cu;
+            cu = NULL;
         }
         free(cu);
         gr_error_clear(&e2); /* a reproducer is a convenience; the witness is what counts */

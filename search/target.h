@@ -27,10 +27,20 @@ typedef struct gr_search_target {
     const char *const *compile_options;
     int ncompile_options;
     const char *tool_version;
+    /* A program of several files (cli/load.h): the files linked in after `file`, in order, and
+     * their texts as read. nothers 0: one file. */
+    const char *const *other_files;
+    const char *const *other_texts;
+    int nothers;
 } gr_search_target;
 
-/* FNV-1a 64 of the source (of the PTX text for a .ptx input): the witnesses' kernel hash. */
+/* The witnesses' kernel hash: FNV-1a 64 of the source (of the PTX text for a .ptx input). For
+ * several files it goes on over each other file's text, in order, each after a NUL byte: a
+ * witness is refused when any file changed, or when the files come in another order (which
+ * changes the linked module's instruction ids). One file hashes as it always did. */
 uint64_t gr_search_source_hash(const gr_search_target *t);
+/* The same from the texts: `first` (the source, or the PTX of a .ptx input) and `others`. */
+uint64_t gr_source_hash_texts(const char *first, const char *const *others, int nothers);
 
 /* A witness of `in` holding the findings of `res` whose signature is `only` (0: every finding;
  * duplicates by signature are left out). The finding with signature `only` comes first, so the
@@ -45,7 +55,8 @@ bool gr_search_make_witness(const gr_search_target *t, const gr_input *in,
 void gr_search_witness_name_objects(gr_witness *w, const uint64_t *addrs, int naddrs);
 
 /* Saves `w` as DIR/<class>-<signature of its first finding>.json (DIR is created when
- * missing) and, when the target has a CUDA source, the reproducer next to it (same name, .cu).
+ * missing) and, when the target has a CUDA source, the reproducer next to it (same name, .cu;
+ * for several files it embeds the kernel's file and says how to build it with the others).
  * Paths (optional) are malloc'ed. */
 bool gr_search_save_finding(const gr_search_target *t, const char *dir, const gr_witness *w,
                             char **witness_path, char **repro_path, gr_error *err);

@@ -144,6 +144,9 @@ typedef struct gr_report {
     const char *tool_version; /* "0.1.0"; NULL leaves it out */
     const char *command;      /* "check", "fuzz", "replay" */
     const char *file;         /* the kernel file the user named */
+    /* A program of several files: the files linked with `file`, in order (borrowed). */
+    const char *const *linked_files;
+    int nlinked_files;
     const char *kernel;       /* the kernel's name */
     const char *kernel_file;  /* where the kernel is declared (for kernel-level suppressions) */
     int kernel_line;          /* line of the declaration, 0 unknown */

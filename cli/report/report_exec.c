@@ -58,7 +58,8 @@ static void fill_access(const gr_report_exec_context *ctx, uint32_t id, const gr
     }
     ptx_srcloc frames[MAX_INLINE];
     int n = ctx->srcmap ? ptx_srcmap_inline_chain(ctx->srcmap, id, frames, MAX_INLINE) : 0;
-    int u = ptx_srcmap_user_frame(frames, n, ctx->user_file);
+    /* the source map also knows the program's other files (cli_loaded_srcmap) */
+    int u = ptx_srcmap_user_frame_of(ctx->srcmap, frames, n, ctx->user_file);
     /* `.loc F 0 0`: the compiler names no line (an address or load it shares between unrolled
      * iterations). The statement it feeds is the next one with a line: the nearest later
      * instruction of the same function (a few at most) with a line in the user's file. */
@@ -67,13 +68,14 @@ static void fill_access(const gr_report_exec_context *ctx, uint32_t id, const gr
         const ptx_insn *next = ptx_module_insn(ctx->module, id + k, &fn2);
         if (!next || fn2 != fn || next->ptx_line <= insn->ptx_line) break;
         n = ptx_srcmap_inline_chain(ctx->srcmap, id + k, frames, MAX_INLINE);
-        u = ptx_srcmap_user_frame(frames, n, ctx->user_file);
+        u = ptx_srcmap_user_frame_of(ctx->srcmap, frames, n, ctx->user_file);
     }
     if (u >= 0 && frames[u].file && frames[u].line > 0) {
         /* the user's file as the user spelled it, not the compiler's absolute path */
+        const char *spelled = ctx->srcmap ? ptx_srcmap_user_spelling(ctx->srcmap, frames[u].file) : NULL;
         a->file = ctx->user_file && ptx_srcmap_same_file(frames[u].file, ctx->user_file)
                       ? ctx->user_file
-                      : frames[u].file;
+                      : spelled ? spelled : frames[u].file;
         a->line = frames[u].line;
         a->column = frames[u].column;
         a->function = frames[u].function;
@@ -210,6 +212,9 @@ bool gr_report_add_exec_finding(gr_report *r, const gr_report_exec_context *ctx,
     if (f->insn_id2 != UINT32_MAX) {
         rf.has_secondary = true;
         fill_access(ctx, f->insn_id2, &f->thread2, is_race, &rf.secondary, &s[1]);
+    } else if (is_race && strstr(f->message, "shadow FSM's summary")) {
+        rf.note = "the other thread's access is in the shadow FSM's constant-space summary: "
+                  "--detector hb names it";
     }
     if (is_race) {
         /* the access words follow from the kind when the instruction does not say */

@@ -28,7 +28,8 @@ typedef struct gr_report_exec_context {
     const gr_report_buffer *buffers;   /* may be NULL */
     int nbuffers;
     /* The user's source file: accesses inlined from headers are reported at the innermost
-     * frame in this file (ptx_srcmap_user_frame). NULL: the innermost frame. */
+     * frame in this file, or in another file the source map knows as the user's
+     * (ptx_srcmap_user_frame_of). NULL: the innermost frame. */
     const char *user_file;
 } gr_report_exec_context;
 

@@ -173,6 +173,11 @@ bool gr_report_render_json(const gr_report *r, gr_strbuf *out, gr_error *err) {
     json_object_set_new(doc, "tool", tool);
     set_str(doc, "command", r->command);
     set_str(doc, "file", r->file);
+    if (r->nlinked_files > 0) {
+        json_t *linked = json_array();
+        for (int i = 0; i < r->nlinked_files; i++) json_array_append_new(linked, json_string(r->linked_files[i]));
+        json_object_set_new(doc, "linked_files", linked);
+    }
     set_str(doc, "kernel", r->kernel);
     if (r->launch.known) json_object_set_new(doc, "launch", gr_report_launch_json(&r->launch));
     json_t *findings = json_array();

@@ -5,7 +5,9 @@
  * parsed and loaded into a simulator backend of their own the first time a kernel or variable
  * of theirs is used; every backend sees all of the program's device memory (the allocations of
  * memory.c are mapped into each). PTX compiled from --source files replaces an image's own when
- * it defines every kernel the image registered (or the image has no PTX at all). */
+ * it defines every kernel the image registered (or the image has no PTX at all). The units of
+ * an -rdc=true program that call functions, or use variables, of one another are linked into
+ * one module at registration (jit/link/ptx_link.h), as the device linker links their SASS. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include "common/hash.h"
 #include "exec/cudart/cudart_internal.h"
 #include "exec/sim/sim.h"
+#include "jit/link/ptx_link.h"
 #include "jit/ptx/ptx_parse.h"
 
 enum { MAX_UNITS = 1024 };
@@ -40,6 +43,84 @@ static int add_module(cr_process *p, const char *ptx, size_t len, const char *un
     m->from_source = from_source;
     m->hash = gr_hash64(m->ptx, len);
     return p->nmodules++;
+}
+
+/* Whether a unit declares a function or variable that it leaves to another unit. */
+static bool declares_external(const ptx_module *m) {
+    for (int32_t i = 0; i < m->nfunctions; i++)
+        if (!m->functions[i].has_body && !gr_ptx_toolkit_function(m->functions[i].name)) return true;
+    for (int32_t i = 0; i < m->nvars; i++)
+        if (m->vars[i].is_extern) return true;
+    return false;
+}
+
+/* -rdc=true: when units of `img` use code or variables of one another, their PTX is linked into
+ * one module, which replaces them in the image (a unit alone would stop at the first call of a
+ * function it does not define, and each would have its own copy of a shared variable). A unit
+ * that does not parse, or a link that fails, leaves the units as they are: the failure is
+ * recorded now, or reported when a kernel of that unit is loaded. */
+static void link_units(cr_process *p, cr_image *img) {
+    const int n = img->nmodules;
+    ptx_module **irs = calloc((size_t)n, sizeof *irs);
+    gr_ptx_link_input *in = calloc((size_t)n, sizeof *in);
+    bool ok = irs && in, needed = false;
+    gr_error err = GR_ERROR_INIT;
+    for (int i = 0; ok && i < n; i++) {
+        const cr_module *m = &p->modules[img->modules[i]];
+        ok = ptx_parse(m->ptx, m->ptx_len, m->unit ? m->unit : "module", &irs[i], &err);
+        if (ok) needed |= declares_external(irs[i]);
+        in[i] = (gr_ptx_link_input){irs[i], m->unit};
+    }
+    gr_error_clear(&err); /* the unit's own load reports it */
+    /* The host names variables by name alone (cudaMemcpyToSymbol): a static one whose name
+     * another unit also defines would be renamed by the link, and the host would reach the
+     * other unit's. Such a program is not linked, and the first call across units says why. */
+    for (int i = 0; ok && needed && i < n; i++)
+        for (int32_t v = 0; ok && v < irs[i]->nvars; v++) {
+            const ptx_var *x = &irs[i]->vars[v];
+            if (x->is_extern || x->is_visible ||
+                (x->space != PTX_SPACE_GLOBAL && x->space != PTX_SPACE_CONST))
+                continue;
+            for (int j = 0; ok && j < n; j++)
+                for (int32_t w = 0; ok && j != i && w < irs[j]->nvars; w++)
+                    if (!irs[j]->vars[w].is_extern && strcmp(irs[j]->vars[w].name, x->name) == 0) {
+                        const cr_module *m = &p->modules[img->modules[i]];
+                        cr_fatal(p, "unsupported", m->unit,
+                                 "the units of this -rdc=true program are not linked: the static "
+                                 "__device__ variable %s of %s has a namesake in another unit, and "
+                                 "the host names variables by name alone (rename one)",
+                                 x->name, m->unit ? m->unit : "a unit");
+                        ok = false;
+                    }
+        }
+    gr_strbuf text = GR_STRBUF_INIT;
+    if (ok && needed && !gr_ptx_link_text(in, n, &text, &err)) {
+        const cr_module *first = &p->modules[img->modules[0]];
+        cr_fatal(p, "unsupported", first->unit, "the device code of %s and the units linked with it cannot be linked: %s",
+                 first->unit ? first->unit : "the program", err.message ? err.message : "link error");
+        gr_error_clear(&err);
+        ok = false;
+    }
+    if (ok && needed) {
+        const cr_module *first = &p->modules[img->modules[0]];
+        char *unit = first->unit ? strdup(first->unit) : NULL, *options = first->options ? strdup(first->options) : NULL;
+        uint32_t arch = first->arch;
+        int mi = add_module(p, text.data, text.len, unit, options, arch, false);
+        free(unit);
+        free(options);
+        if (mi >= 0) {
+            /* the units stay in p->modules, unused: nothing loads them */
+            img->modules[0] = mi;
+            img->nmodules = 1;
+        } else {
+            cr_fatal(p, "internal", NULL, "out of memory linking the program's device code");
+        }
+    }
+    gr_strbuf_free(&text);
+    for (int i = 0; irs && i < n; i++)
+        if (irs[i]) ptx_module_free(irs[i]);
+    free(irs);
+    free(in);
 }
 
 cr_image *cr_image_new(cr_process *p, const void *wrapper, int *index, gr_error *err) {
@@ -71,6 +152,7 @@ cr_image *cr_image_new(cr_process *p, const void *wrapper, int *index, gr_error 
         gr_fatbin_free(&fb);
     }
     free(images);
+    if (ok && img.nmodules > 1) link_units(p, &img);
     cr_image *grown = ok ? realloc(p->images, (size_t)(p->nimages + 1) * sizeof *grown) : NULL;
     if (!grown) {
         free(img.modules);

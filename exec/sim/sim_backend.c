@@ -442,24 +442,17 @@ static bool snapshot_take(const sim_backend *be, memory_snapshot *s) {
     return true;
 }
 
-/* Exchanges device memory with the snapshot (allocations keep their sizes and addresses). Our
- * own allocations exchange their blocks; borrowed memory (gr_sim_map: a CUDA runtime's
- * allocations) stays the caller's, so its bytes are exchanged in place. */
+/* Exchanges device memory with the snapshot. Contents move, not pointers: a borrowed mapping
+ * (the CUDA runtime's memory under `gpurace run`) belongs to its owner at its own address. */
 static void snapshot_swap(sim_backend *be, memory_snapshot *s) {
+    uint8_t bounce[4096];
     for (int32_t i = 0; i < s->n && i < be->nallocs; i++) {
-        sim_alloc *a = &be->allocs[i];
-        if (!a->borrowed) {
-            uint8_t *t = a->host;
-            a->host = s->bytes[i];
-            s->bytes[i] = t;
-            continue;
-        }
-        uint8_t chunk[4096];
-        for (uint64_t at = 0; at < a->size; at += sizeof chunk) {
-            size_t n = a->size - at < sizeof chunk ? (size_t)(a->size - at) : sizeof chunk;
-            memcpy(chunk, a->host + at, n);
-            memcpy(a->host + at, s->bytes[i] + at, n);
-            memcpy(s->bytes[i] + at, chunk, n);
+        uint8_t *live = be->allocs[i].host, *saved = s->bytes[i];
+        for (uint64_t off = 0, size = be->allocs[i].size; off < size; off += sizeof bounce) {
+            size_t n = size - off < sizeof bounce ? (size_t)(size - off) : sizeof bounce;
+            memcpy(bounce, live + off, n);
+            memcpy(live + off, saved + off, n);
+            memcpy(saved + off, bounce, n);
         }
     }
 }
@@ -487,10 +480,8 @@ static gr_detector_options detector_options(const gr_launch *L, gr_detector_kind
  * gr_confirm_mode). The schedule is a pure function of the launch, so both runs execute the
  * same interleaving and leave the same memory. When the second run fails (its memory limit or
  * history budget), the FSM's result and memory stand, marked as not confirmed. */
-static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out, gr_error *err) {
-    sim_backend *be = (sim_backend *)b;
-    memset(out, 0, sizeof *out);
-    if (!be->loaded) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
+static bool launch_detected(sim_backend *be, const gr_launch *L, gr_launch_result *out,
+                            gr_error *err) {
     bool confirm = L->detect && L->detector == GR_DETECTOR_FSM && L->confirm == GR_CONFIRM_AUTO;
     if (!confirm) {
         gr_detector_options opt = detector_options(L, L->detector);
@@ -528,6 +519,80 @@ static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out,
     }
     gr_granule_set_free(&flagged);
     snapshot_free(&snap);
+    return ok;
+}
+
+/* Schedules that may starve a spinning thread forever: real GPUs guarantee resident warps
+ * progress (independent thread scheduling), so a hang under them proves nothing by itself. */
+static bool schedule_may_starve(const gr_schedule *s) {
+    return s->kind == GR_SCHED_PCT || s->kind == GR_SCHED_SERIALIZED;
+}
+
+static bool same_finding(const gr_finding *a, const gr_finding *b) {
+    return a->cls == b->cls && a->insn_id == b->insn_id && a->insn_id2 == b->insn_id2;
+}
+
+/* The races of a starved run happened on a valid interleaving (a prefix the fair run may not
+ * take): they join the fair run's findings, as many as max_findings allows. */
+static bool keep_starved_races(gr_launch_result *fair, const gr_launch_result *starved,
+                               int max_findings) {
+    for (int i = 0; i < starved->nfindings; i++) {
+        const gr_finding *f = &starved->findings[i];
+        if (f->cls != GR_FINDING_RACE) continue;
+        bool seen = false;
+        for (int j = 0; j < fair->nfindings && !seen; j++) seen = same_finding(f, &fair->findings[j]);
+        if (seen) continue;
+        if (fair->nfindings >= max_findings) {
+            fair->findings_dropped++;
+            continue;
+        }
+        gr_finding *grown = realloc(fair->findings, ((size_t)fair->nfindings + 1) * sizeof *grown);
+        if (!grown) return false;
+        fair->findings = grown;
+        fair->findings[fair->nfindings++] = *f;
+    }
+    return true;
+}
+
+/* A launch under a schedule that may starve a spinning thread (PCT, serialized) and that ran out
+ * of steps runs again from the same memory under the fair round-robin schedule: a hang is a
+ * finding only when the kernel cannot terminate under a fair schedule. */
+static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out, gr_error *err) {
+    sim_backend *be = (sim_backend *)b;
+    memset(out, 0, sizeof *out);
+    if (!be->loaded) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
+    if (!schedule_may_starve(&L->schedule)) return launch_detected(be, L, out, err);
+    memory_snapshot before = {0};
+    if (!snapshot_take(be, &before)) {
+        snapshot_free(&before);
+        return gr_fail(err, GR_ERR_NOMEM, "out of memory saving device memory before a launch");
+    }
+    bool ok = launch_detected(be, L, out, err);
+    if (ok && out->status == GR_EXEC_HANG) {
+        snapshot_swap(be, &before); /* device memory as the launch found it */
+        gr_launch fair_launch = *L;
+        memset(&fair_launch.schedule, 0, sizeof fair_launch.schedule);
+        gr_launch_result fair;
+        ok = launch_detected(be, &fair_launch, &fair, err);
+        if (ok && fair.status != GR_EXEC_HANG) {
+            if (!keep_starved_races(&fair, out, L->max_findings ? L->max_findings : 64)) {
+                gr_launch_result_free(&fair);
+                snapshot_free(&before);
+                return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+            }
+            char sched[64];
+            gr_schedule_format(&L->schedule, sched, sizeof sched);
+            snprintf(fair.starved_note, sizeof fair.starved_note,
+                     "schedule %s starved a spinning thread; the fair schedule terminated, so no "
+                     "hang is reported",
+                     sched);
+            gr_launch_result_free(out);
+            *out = fair;
+        } else if (ok) {
+            gr_launch_result_free(&fair); /* a hang under both: the starved run's report stands */
+        }
+    }
+    snapshot_free(&before);
     return ok;
 }
 

@@ -1061,8 +1061,16 @@ static bool decode_call(decoder *d, sim_insn *in, const ptx_insn *x) {
         if (callee < 0) return unsupported(d, "call of an unknown function");
         cf = &d->m->functions[callee];
         if (nargs != cf->nparams || nrets != cf->nrets) return unsupported(d, "argument count");
-        if (!cf->has_body && !d->p->funcs[callee].builtin)
-            return unsupported(d, "call of an external function");
+        if (!cf->has_body && !d->p->funcs[callee].builtin) {
+            /* relocatable device code: the definition is in a file that was not linked in */
+            char why[600];
+            snprintf(why, sizeof why,
+                     "call of the external function %.400s, which is declared but defined in "
+                     "none of the code linked (give the file that defines it as another FILE; "
+                     "a program's units need -rdc=true)",
+                     cf->name);
+            return unsupported(d, why);
+        }
     }
     sim_program *p = d->p;
     if (!grow((void **)&p->calls, &p->calls_cap, p->ncalls + 1, sizeof(sim_call), d->err))

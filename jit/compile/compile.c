@@ -15,6 +15,7 @@
 #include <nvrtc.h>
 
 #include "common/file.h"
+#include "jit/compile/cache.h"
 #include "common/strbuf.h"
 
 /* Build-time defaults; the run-time environment is consulted first where it makes sense. */
@@ -358,6 +359,12 @@ static void add_mode_flags(string_list *args, const gr_compile_options *opt) {
     list_add(args, "", opt && opt->source_faithful ? "-G" : "-lineinfo");
 }
 
+/* The relocatable-device-code flag as each compiler spells it. */
+static void add_relocatable_flag(string_list *args, const gr_compile_options *opt, bool nvrtc) {
+    if (opt && opt->relocatable)
+        list_add(args, "", nvrtc ? "--relocatable-device-code=true" : "-rdc=true");
+}
+
 typedef enum nvrtc_outcome { NVRTC_OK, NVRTC_COMPILE_ERROR, NVRTC_OTHER_ERROR } nvrtc_outcome;
 
 /* Compiles with NVRTC. On a compile error, *log holds the compiler log and nothing is recorded
@@ -371,6 +378,7 @@ static nvrtc_outcome compile_with_nvrtc(const char *source, const char *name,
     list_add(&args, "--gpu-architecture=", arch ? arch : DEFAULT_ARCH);
     free(arch);
     add_mode_flags(&args, opt);
+    add_relocatable_flag(&args, opt, true);
     list_add(&args, "", CXX_STANDARD);
     add_user_flags(&args, opt);
     char *cuda_inc = cuda_include_dir();
@@ -655,6 +663,7 @@ static bool compile_with_nvcc(const char *source, const char *name, const char *
     list_add(&args, "", "-ptx");
     list_add(&args, "-arch=", arch ? arch : DEFAULT_ARCH);
     add_mode_flags(&args, opt);
+    add_relocatable_flag(&args, opt, false);
     list_add(&args, "", CXX_STANDARD);
     add_user_flags(&args, opt);
     if (source_dir) list_add(&args, "-I", source_dir);
@@ -892,8 +901,9 @@ static char *first_error_line(const char *log) {
     return NULL;
 }
 
-static bool compile_text(const char *source, const char *name, const char *real_file,
-                         const gr_compile_options *opt, gr_compile_result *out, gr_error *err) {
+static bool compile_uncached(const char *source, const char *name, const char *real_file,
+                             const gr_compile_options *opt, gr_compile_result *out,
+                             gr_error *err) {
     if (strcmp(gr_path_extension(name), "ptx") == 0) { /* PTX is taken as it is */
         out->ptx = strdup(source);
         if (!out->ptx) return gr_fail(err, GR_ERR_NOMEM, "out of memory copying %s", name);
@@ -933,6 +943,35 @@ static bool compile_text(const char *source, const char *name, const char *real_
         fail_compilation(err, name, hint, log);
     }
     free(log);
+    return ok;
+}
+
+/* What the compilers are, as one line of the cache key: NVRTC's version, the nvcc and CUDA
+ * headers found, and whether the file is compiled in place (nvcc names it in .file). */
+static char *compiler_identity(const char *real_file) {
+    int major = 0, minor = 0;
+    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return NULL;
+    char *nvcc = find_nvcc(), *include = cuda_include_dir();
+    gr_strbuf sb = GR_STRBUF_INIT;
+    gr_strbuf_appendf(&sb, "nvrtc %d.%d; nvcc %s; include %s; %s", major, minor,
+                      nvcc ? nvcc : "-", include ? include : "-", real_file ? "file" : "text");
+    free(nvcc);
+    free(include);
+    return sb.oom ? (gr_strbuf_free(&sb), NULL) : gr_strbuf_take(&sb);
+}
+
+/* Compiles through the on-disk cache (cache.h): a hit costs a file read. */
+static bool compile_text(const char *source, const char *name, const char *real_file,
+                         const gr_compile_options *opt, gr_compile_result *out, gr_error *err) {
+    if (strcmp(gr_path_extension(name), "ptx") == 0)
+        return compile_uncached(source, name, real_file, opt, out, err);
+    char *identity = compiler_identity(real_file);
+    gr_compile_cache_key key;
+    bool cacheable = identity && gr_compile_cache_key_make(source, name, opt, identity, &key);
+    free(identity);
+    if (cacheable && gr_compile_cache_load(&key, out)) return true;
+    bool ok = compile_uncached(source, name, real_file, opt, out, err);
+    if (ok && cacheable) gr_compile_cache_store(&key, out);
     return ok;
 }
 

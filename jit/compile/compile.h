@@ -23,6 +23,10 @@ typedef enum gr_compiler { GR_COMPILER_AUTO = 0, GR_COMPILER_NVRTC, GR_COMPILER_
 typedef struct gr_compile_options {
     const char *arch;        /* virtual arch, default "compute_90" when NULL */
     bool source_faithful;    /* -G: keep every source-level access (no optimization) */
+    /* Relocatable device code (NVRTC --relocatable-device-code=true, nvcc -rdc=true): a call
+     * of a function defined in another file stays a call of an `.extern .func`, for
+     * jit/link's PTX link, instead of an error. */
+    bool relocatable;
     gr_compiler compiler;    /* auto: NVRTC unless the file has host code */
     const char *const *include_dirs;
     int n_include_dirs;

@@ -26,6 +26,8 @@ struct ptx_srcmap {
     int nfiles, files_cap;
     debug_name *names;
     int nnames, names_cap;
+    char **user_files; /* the user's own files, as the user named them */
+    int nuser_files;
 };
 
 /* Reads the strings of a `.section .debug_str { label: .b8 n,n,... }` block. */
@@ -117,6 +119,8 @@ void ptx_srcmap_free(ptx_srcmap *sm) {
         free(sm->names[i].text);
     }
     free(sm->names);
+    for (int i = 0; i < sm->nuser_files; i++) free(sm->user_files[i]);
+    free(sm->user_files);
     free(sm);
 }
 
@@ -241,6 +245,11 @@ const char *ptx_srcmap_line_text(ptx_srcmap *sm, const char *file, int line) {
             cf = &sm->files[i];
             break;
         }
+    /* the same file under another name (the compiler's absolute path for the user's relative
+     * one): its supplied text */
+    for (int i = 0; !cf && i < sm->nfiles; i++)
+        if (sm->files[i].data && sm->files[i].path[0] && ptx_srcmap_same_file(sm->files[i].path, file))
+            cf = &sm->files[i];
     if (!cf) {
         gr_error err = GR_ERROR_INIT;
         size_t len = 0;
@@ -263,6 +272,33 @@ bool ptx_srcmap_same_file(const char *a, const char *b) {
     char ra[PATH_MAX], rb[PATH_MAX];
     if (realpath(a, ra) && realpath(b, rb)) return strcmp(ra, rb) == 0;
     return strcmp(last_component(a), last_component(b)) == 0;
+}
+
+bool ptx_srcmap_add_user_file(ptx_srcmap *sm, const char *file, const char *text, size_t len) {
+    if (text && !ptx_srcmap_set_file_text(sm, file, text, len)) return false;
+    char **nu = realloc(sm->user_files, (size_t)(sm->nuser_files + 1) * sizeof *nu);
+    if (!nu) return false;
+    sm->user_files = nu;
+    if (!(nu[sm->nuser_files] = strdup(file))) return false;
+    sm->nuser_files++;
+    return true;
+}
+
+const char *ptx_srcmap_user_spelling(const ptx_srcmap *sm, const char *path) {
+    for (int i = 0; path && i < sm->nuser_files; i++)
+        if (ptx_srcmap_same_file(path, sm->user_files[i])) return sm->user_files[i];
+    return NULL;
+}
+
+int ptx_srcmap_user_frame_of(const ptx_srcmap *sm, const ptx_srcloc *frames, int n,
+                             const char *user_file) {
+    if (n <= 0) return -1;
+    for (int i = 0; i < n; i++) {
+        if (!frames[i].file || frames[i].line <= 0) continue;
+        if (user_file && ptx_srcmap_same_file(frames[i].file, user_file)) return i;
+        if (sm && ptx_srcmap_user_spelling(sm, frames[i].file)) return i;
+    }
+    return 0;
 }
 
 int ptx_srcmap_user_frame(const ptx_srcloc *frames, int n, const char *user_file) {
@@ -289,13 +325,31 @@ void ptx_mark_user_functions(const ptx_module *m, bool *user) {
             best_file = m->files[f].index;
         }
     }
+    /* the files of .visible functions (see the header) */
+    bool *user_file = calloc((size_t)m->nfiles + 1, sizeof *user_file);
+    for (int32_t fi = 0; user_file && fi < m->nfunctions; fi++) {
+        const ptx_function *fn = &m->functions[fi];
+        if (!fn->is_visible || fn->is_entry || !fn->has_body) continue;
+        for (int32_t k = 0; k < fn->nstmts; k++) {
+            const ptx_stmt *st = &fn->stmts[k];
+            if (st->kind != PTX_STMT_LOC || st->decl < 0 || st->decl >= m->nlocs) continue;
+            if (m->locs[st->decl].inlined_file >= 0) continue;
+            for (int32_t f = 0; f < m->nfiles; f++)
+                if (m->files[f].index == m->locs[st->decl].file) user_file[f] = true;
+            break;
+        }
+    }
     for (int32_t fi = 0; fi < m->nfunctions; fi++) {
         const ptx_function *fn = &m->functions[fi];
         bool mine = false;
-        for (int32_t k = 0; k < fn->nstmts && !mine; k++)
-            if (fn->stmts[k].kind == PTX_STMT_INSN && fn->stmts[k].insn->loc >= 0 &&
-                m->locs[fn->stmts[k].insn->loc].file == best_file)
-                mine = true;
+        for (int32_t k = 0; k < fn->nstmts && !mine; k++) {
+            if (fn->stmts[k].kind != PTX_STMT_INSN || fn->stmts[k].insn->loc < 0) continue;
+            int32_t file = m->locs[fn->stmts[k].insn->loc].file;
+            if (file == best_file) mine = true;
+            for (int32_t f = 0; user_file && f < m->nfiles && !mine; f++)
+                mine = user_file[f] && m->files[f].index == file;
+        }
         user[fi] = mine || best_file < 0;
     }
+    free(user_file);
 }

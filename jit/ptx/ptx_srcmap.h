@@ -36,19 +36,32 @@ int ptx_srcmap_inline_chain(const ptx_srcmap *sm, uint32_t insn_id, ptx_srcloc *
  * Paths match when equal, when they name the same file on disk, or (for relative names that
  * cannot be resolved) by their last component. */
 int ptx_srcmap_user_frame(const ptx_srcloc *frames, int n, const char *user_file);
+/* The same, where the user's files are `user_file` and every file registered with
+ * ptx_srcmap_add_user_file (a program of several files: code of the other files, and what they
+ * inline, is reported in those files). */
+int ptx_srcmap_user_frame_of(const ptx_srcmap *sm, const ptx_srcloc *frames, int n,
+                             const char *user_file);
 /* Whether two paths name the same source file, by the rules above. */
 bool ptx_srcmap_same_file(const char *a, const char *b);
 /* Marks which functions are the user's code: user[f] for each of m->nfunctions. The user's
- * file is the one most kernel (.entry) instructions have their lines in; a function is user
- * code when some instruction of it has a line there. Functions without lines (toolkit
- * builtins such as __iAtomicAdd in -G builds) and header functions are not, so accesses in
- * them can be reported at the user's call. Every function is user code when no kernel
- * instruction has a line. */
+ * files are the one most kernel (.entry) instructions have their lines in and, in a module
+ * linked from several files (relocatable device code), the file of each `.visible` function
+ * (its first .loc): external functions are what other files call, and CUDA headers define
+ * none. A function is user code when some instruction of it has a line in a user's file.
+ * Functions without lines (toolkit builtins such as __iAtomicAdd in -G builds) and header
+ * functions are not, so accesses in them can be reported at the user's call. Every function
+ * is user code when no kernel instruction has a line. */
 void ptx_mark_user_functions(const ptx_module *m, bool *user);
 /* The text of line `line` (1-based) of `file`, without the newline; NULL when unreadable.
  * Valid until ptx_srcmap_free. */
 const char *ptx_srcmap_line_text(ptx_srcmap *sm, const char *file, int line);
-/* Supplies a file's contents (e.g. an NVRTC source compiled from memory) under `file`. */
+/* Supplies a file's contents (e.g. an NVRTC source compiled from memory) under `file`. A
+ * line of a file named another way (the compiler's absolute path) is looked up here too. */
 bool ptx_srcmap_set_file_text(ptx_srcmap *sm, const char *file, const char *text, size_t len);
+/* Registers one of the user's own files, as the user named it, with its contents (`text` may
+ * be NULL: read when needed). See ptx_srcmap_user_frame_of and ptx_srcmap_user_spelling. */
+bool ptx_srcmap_add_user_file(ptx_srcmap *sm, const char *file, const char *text, size_t len);
+/* The user's spelling of `path`: the registered user file that names the same file, or NULL. */
+const char *ptx_srcmap_user_spelling(const ptx_srcmap *sm, const char *path);
 
 #endif

@@ -306,6 +306,52 @@ Test(witness, origin_round_trips) {
     gr_strbuf_free(&text);
 }
 
+/* A program of several files: kernel.file and kernel.linked_files survive a round trip, in
+ * order; linked files without the kernel's file, or that are not names, are refused. */
+static json_t *linked_without_file(json_t *r) {
+    json_t *k = json_object_get(r, "kernel");
+    json_object_del(k, "file");
+    json_object_set_new(k, "linked_files", json_pack("[s]", "helpers.cu"));
+    return r;
+}
+static json_t *linked_not_names(json_t *r) {
+    json_t *k = json_object_get(r, "kernel");
+    json_object_set_new(k, "file", json_string("w.cu"));
+    json_object_set_new(k, "linked_files", json_pack("[si]", "helpers.cu", 3));
+    return r;
+}
+static json_t *linked_empty(json_t *r) {
+    json_t *k = json_object_get(r, "kernel");
+    json_object_set_new(k, "file", json_string("w.cu"));
+    json_object_set_new(k, "linked_files", json_array());
+    return r;
+}
+
+Test(witness, linked_files_keep_their_order) {
+    gr_witness w, back;
+    make_witness(&w, 3);
+    w.source_file = strdup("w.cu");
+    w.nlinked_files = 2;
+    w.linked_files = calloc(2, sizeof *w.linked_files);
+    w.linked_files[0] = strdup("helpers.cu");
+    w.linked_files[1] = strdup("lib/counters.cu");
+    gr_strbuf sb = GR_STRBUF_INIT;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_witness_to_json(&w, &sb, &err), "%s", err.message);
+    cr_assert(gr_witness_parse(&back, gr_strbuf_cstr(&sb), "w.json", NULL, false, &err), "%s", err.message);
+    cr_assert_str_eq(back.source_file, "w.cu");
+    cr_assert_eq(back.nlinked_files, 2);
+    cr_assert_str_eq(back.linked_files[0], "helpers.cu");
+    cr_assert_str_eq(back.linked_files[1], "lib/counters.cu");
+    gr_strbuf_free(&sb);
+    gr_witness_free(&back);
+    gr_witness_free(&w);
+    expect_rejected("linked without file", linked_without_file,
+                    "kernel.linked_files: needs kernel.file, the file they are linked with");
+    expect_rejected("linked not names", linked_not_names, "kernel.linked_files[1]: expected a file name");
+    expect_rejected("linked empty", linked_empty, "kernel.linked_files: expected an array of 1 to 63 file names");
+}
+
 Test(witness, base64_round_trips_every_length) {
     uint8_t data[64];
     for (int i = 0; i < 64; i++) data[i] = (uint8_t)(i * 37 + 11);

@@ -313,6 +313,9 @@ Test(json, validates_against_the_documented_schema) {
     gr_report r;
     sample_report(&r);
     r.findings[1].suppressed = true;
+    static const char *const linked[] = {"helpers.cu", "lib/counters.cu"};
+    r.linked_files = linked; /* a program of several files */
+    r.nlinked_files = 2;
     gr_strbuf sb = GR_STRBUF_INIT;
     gr_error err = GR_ERROR_INIT;
     cr_assert(gr_report_render_json(&r, &sb, &err));
@@ -328,6 +331,9 @@ Test(json, validates_against_the_documented_schema) {
     cr_assert_eq(json_integer_value(json_object_get(f0, "index")), 64);
     cr_assert_eq(json_array_size(json_object_get(f0, "locations")), 2);
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(doc, "summary"), "suppressed")), 1);
+    json_t *lf = json_object_get(doc, "linked_files");
+    cr_assert_eq(json_array_size(lf), 2);
+    cr_assert_str_eq(json_string_value(json_array_get(lf, 1)), "lib/counters.cu");
     json_decref(doc);
     validate(GR_SOURCE_DIR "/docs/json-schema.json", "sample.json", gr_strbuf_cstr(&sb));
     gr_strbuf_free(&sb);

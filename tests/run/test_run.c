@@ -234,6 +234,39 @@ Test(run, racy_program_reports_the_race_with_its_launch, .timeout = 300) {
     run_free(&r);
 }
 
+/* -rdc=true: the kernel calls a __device__ function of the other unit and counts on a variable
+ * defined there. The units' PTX is linked, so the call runs and the race inside it is reported
+ * in the unit that holds it; the count lands in the one variable the host reads. */
+static void check_rdc_histogram(const run_result *r) {
+    ASSERT_STATUS(*r, 1);
+    /* how many updates the race loses depends on the schedule; the count is atomic */
+    cr_assert(strncmp(r->out, "n=64 binned=", 12) == 0 && strstr(r->out, " calls=1\n"),
+              "the program runs, and its kernel's count reaches the variable it reads:\n%s", r->out);
+    json_t *fs = findings(r);
+    cr_assert_gt(json_array_size(fs), 0, "the race is reported; stderr:\n%s", r->err);
+    int bin;
+    marked_lines(SOURCES "rdc_bins.cu", "bin", &bin, 1);
+    size_t i;
+    json_t *f;
+    json_array_foreach(fs, i, f) {
+        cr_assert_str_eq(json_string_value(json_object_get(f, "class")), "race");
+        const char *file = location_file(f, 0);
+        cr_assert(file && strstr(file, "rdc_bins.cu"), "reported in %s, not rdc_bins.cu", file);
+        cr_assert_eq(location_line(f, 0), bin);
+    }
+    cr_assert_eq(replay_printed(r), 1, "the witness replays the race on the linked module");
+}
+
+Test(run, relocatable_device_code_calls_into_another_unit, .timeout = 300) {
+    run_result r = run("-- " PROGRAMS "rdc_histogram");
+    check_rdc_histogram(&r);
+    run_free(&r);
+    /* FILE.cu... is built with -rdc=true, so the same program builds and runs */
+    r = run(SOURCES "rdc_main.cu " SOURCES "rdc_bins.cu");
+    check_rdc_histogram(&r);
+    run_free(&r);
+}
+
 Test(run, sarif_and_suppressions, .timeout = 300) {
     char rules[] = "/tmp/gr_run_rules_XXXXXX";
     int fd = mkstemp(rules);

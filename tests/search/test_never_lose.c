@@ -256,7 +256,9 @@ Test(workers, every_worker_crashing, .timeout = 120) {
     cr_expect_eq(code, 3, "every worker dead must exit 3 (exit %d):\n%s", code, err);
     cr_expect(strstr(err, "killed by signal 6") || strstr(err, "died"),
               "the parent says why workers died:\n%s", err);
-    cr_expect(strstr(out, "every worker died"), "the summary says the campaign failed:\n%s", out);
+    /* which of the two depends on how fast workers restart: 100 deaths or the time limit */
+    cr_expect(strstr(out, "every worker died") || strstr(out, "no execution completed"),
+              "the summary says the campaign failed:\n%s", out);
     char logs[1200];
     snprintf(logs, sizeof logs, "%s/worker-logs", findings);
     cr_expect_gt(count_files(logs, ".log"), 0, "the logs of dead workers are kept in %s", logs);

@@ -115,6 +115,37 @@ Test(sim_errors, hang_and_trap) {
     }
 }
 
+/* A hang is a finding only when the kernel cannot terminate under a fair schedule: a schedule
+ * that starves the producer (PCT's priorities, serialized warps) is run again fairly. */
+Test(sim_errors, starving_schedules_are_no_hang) {
+    const char *schedules[] = {"pct:3:1", "pct:1:3", "serial"};
+    for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) FOR_MODES {
+            simt t;
+            simt_open(&t, "faults.cu", MODE);
+            gr_error err = GR_ERROR_INIT;
+            cr_assert(gr_schedule_parse(schedules[s], &t.launch.schedule, &err), "%s", schedules[s]);
+            t.launch.step_budget = 400000;
+            t.launch.detect = true;
+            int zero[2] = {0, 0};
+            uint64_t flag = simt_buf(&t, zero, 4), out = simt_buf(&t, zero, 8);
+            simt_arg_ptr(&t, flag);
+            simt_arg_ptr(&t, out);
+            cr_assert_eq(simt_run(&t, "wait_for_producer", D3(1, 1, 1), D3(64, 1, 1), 0), GR_EXEC_OK,
+                         "%s: the fair re-run terminates", schedules[s]);
+            cr_assert_null(find(&t, GR_FINDING_HANG), "%s", schedules[s]);
+            int got[2];
+            simt_read(&t, out, got, sizeof got);
+            cr_expect_eq(got[0], 1225);
+            cr_expect_eq(got[1], 1226, "%s: memory is the fair run's, from the launch's start", schedules[s]);
+            /* a kernel that hangs under every schedule is still a hang */
+            uint64_t never = simt_buf(&t, zero, 4);
+            simt_arg_ptr(&t, never);
+            cr_assert_eq(simt_run(&t, "spin_forever", D3(1, 1, 1), D3(64, 1, 1), 0), GR_EXEC_HANG);
+            cr_assert(find(&t, GR_FINDING_HANG));
+            simt_close(&t);
+        }
+}
+
 Test(sim_errors, races_with_both_detectors) {
     for (int det = 0; det < 2; det++) FOR_MODES {
             simt t;
@@ -255,4 +286,46 @@ Test(sim_errors, unsupported_instructions_are_refused) {
         gr_error_clear(&err);
         simt_close(&t);
     }
+}
+
+/* Relocatable PTX whose callee is in a file that was not linked: launching the kernel names the
+ * function and what to do, at the call's line; the module's other kernel runs. */
+static const char extern_call_ptx[] =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".extern .func (.param .b32 r) scale_by_two(.param .b32 x);\n"
+    ".visible .entry k(.param .u64 out) {\n"
+    "  .reg .b32 %r<3>; .reg .b64 %rd<2>;\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x;\n"
+    "  { .param .b32 a; st.param.b32 [a], %r1; .param .b32 b;\n"
+    "    call.uni (b), scale_by_two, (a); ld.param.b32 %r2, [b]; }\n"
+    "  st.global.u32 [%rd1], %r2;\n"
+    "  ret;\n"
+    "}\n"
+    ".visible .entry fine(.param .u64 out) {\n"
+    "  .reg .b32 %r<2>; .reg .b64 %rd<2>;\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x;\n"
+    "  st.global.u32 [%rd1], %r1;\n"
+    "  ret;\n"
+    "}\n";
+
+Test(sim_errors, a_call_of_a_function_not_linked_names_it) {
+    simt t;
+    memset(&t, 0, sizeof t);
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(simt_open_ptx(&t, extern_call_ptx, &err), "the module loads: %s", err.message ? err.message : "");
+    uint64_t out = simt_buf(&t, NULL, 64);
+    simt_arg_ptr(&t, out);
+    cr_assert_eq(simt_run(&t, "fine", D3(1, 1, 1), D3(1, 1, 1), 0), GR_EXEC_OK);
+    simt_arg_ptr(&t, out);
+    cr_assert_not(simt_try_run(&t, "k", D3(1, 1, 1), D3(32, 1, 1), 0, &err));
+    cr_assert_eq(err.status, GR_ERR_UNSUPPORTED);
+    cr_assert(strstr(err.message, "kernel k cannot run on the simulator"), "%s", err.message);
+    cr_assert(strstr(err.message, "call of the external function scale_by_two, which is declared "
+                                  "but defined in none of the code linked"), "%s", err.message);
+    cr_assert(strstr(err.message, "another FILE"), "%s", err.message);
+    cr_assert_eq(err.line, 9, "line %d: %s", err.line, err.message);
+    gr_error_clear(&err);
+    simt_close(&t);
 }

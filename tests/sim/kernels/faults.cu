@@ -55,3 +55,18 @@ extern "C" __global__ void shared_no_race(int *out) {
 extern "C" __global__ void global_race(int *counter) {
     *counter = *counter + 1;  // every thread of every block: unordered read-modify-write
 }
+
+/* Warp 1 waits for a flag that warp 0 raises after some work: correct on a GPU (resident warps
+ * progress), but a schedule that keeps running the waiting warp never lets warp 0 raise it. */
+extern "C" __global__ void wait_for_producer(volatile int *flag, int *out) {
+    if (threadIdx.x == 32) {
+        while (*flag == 0) { }
+        out[1] = out[0] + 1;
+    } else if (threadIdx.x == 0) {
+        int v = 0;
+        for (int k = 0; k < 50; k++) v += k;
+        out[0] = v;
+        __threadfence();
+        *flag = 1;
+    }
+}
