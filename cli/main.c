@@ -69,6 +69,7 @@ static const command commands[] = {
     {"fuzz", cmd_fuzz,
      "gpurace fuzz FILE... [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
      "             [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]\n"
+     "             [--seeds DIR] [--memory-limit MB] [--fail-on error|any|race|none]\n"
      "             [--json F] [--sarif F] [--oracle seqcmp|none] [--reference NAME]\n"
      "             [-- libFuzzer flags]",
      "Searches for the launches, inputs and schedules that expose races: libFuzzer evolves\n"
@@ -80,7 +81,12 @@ static const command commands[] = {
      "--jobs N workers share one corpus folder (each reloads the others' inputs); with --corpus\n"
      "and N > 1 it is merged at the end as libFuzzer -merge=1 does (inputs that add no feature\n"
      "are removed). The folder is libFuzzer's layout (a genome a file): build-fuzzer --seeds and\n"
-     "fuzzing engines take it, and replay re-runs it.\n"},
+     "fuzzing engines take it, and replay re-runs it.\n"
+     "--seeds DIR (test amplification) starts from the launches gpurace run --record saved in\n"
+     "DIR (or witnesses, or a corpus folder) and changes them within the spec derived from them\n"
+     "(saved as FINDINGS/KERNEL.derived-spec.json; --spec replaces it). Each finding says what it\n"
+     "depends on: a recorded launch or an input within the spec is an error, an input outside it\n"
+     "a warning naming the assumption; --fail-on error (the default) fails on errors only.\n"},
     {"replay", cmd_replay,
      "gpurace replay FILE... WITNESS|DIR [--json F] [--sarif F] [--force] [--spec F]\n"
      "              [--oracle seqcmp|twopass|none] [--reference NAME] [--step-budget N]",
