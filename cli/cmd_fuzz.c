@@ -38,6 +38,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -51,6 +52,10 @@
 #include "corpus/generate.h"
 #include "exec/sim/sim.h"
 #include "cli/report/report_exec.h"
+#include "common/hash.h"
+#include "corpus/derive.h"
+#include "corpus/seeds.h"
+#include "search/amplify.h"
 #include "search/campaign.h"
 #include "search/feedback.h"
 #include "search/minimize.h"
@@ -68,20 +73,58 @@ enum {
     FUZZ_MINIMIZE_SECONDS = 20,  /* well inside libFuzzer's per-input timeout below */
     FUZZ_INPUT_TIMEOUT_S = 120,  /* one execution, minimizing a new finding included */
     FUZZ_GPU_REPLAYS = 3,        /* replays of a saved witness on a nondeterministic backend */
+    FUZZ_MAX_PENDING = 64,       /* root causes waiting for their minimization in one worker */
+    FUZZ_DRAIN_SECONDS = 15,     /* minimizing what is left when the search ends (the parent
+                                  * waits GRACE_MINIMIZING_S for it) */
 };
+
+/* What a finding depends on, best first: a finding seen with several keeps the best. */
+typedef enum fuzz_origin {
+    ORIGIN_RECORDED,  /* a launch the program's own tests make */
+    ORIGIN_SPEC,      /* within the spec (derived from the recordings, or the user's) */
+    ORIGIN_INFERRED,  /* within a spec gpurace inferred from the signature */
+    ORIGIN_OUTSIDE,   /* outside the spec: needs an assumption (a warning) */
+    ORIGIN_COUNT
+} fuzz_origin;
+
+static const char *origin_name(fuzz_origin o) {
+    static const char *const names[] = {"recorded", "spec", "inferred-spec", "outside-spec"};
+    return (unsigned)o < ORIGIN_COUNT ? names[o] : "spec";
+}
 #define FUZZ_MAX_SECONDS 2147483647ull /* --time: libFuzzer takes an int */
 
 /* What a worker puts in the campaign's shared table the moment it claims a finding: enough for
- * the parent to report it even when its witness never reaches the disk. */
+ * the parent to report it even when its witness never reaches the disk. Findings are claimed by
+ * root cause (class, race kind, the pair of source lines) and what they depend on, so a root
+ * cause is saved and minimized once however many instruction pairs show it. */
 typedef struct fuzz_record {
     bool is_divergence;   /* a nondeterministic output without a detected race */
+    uint8_t origin;       /* fuzz_origin of the saved witness (minimizing may improve it) */
+    int16_t seed;         /* amplified: the seed the input started from, else -1 */
     gr_finding finding;   /* as the launch reported it */
     uint32_t grid[3], block[3], shared_bytes;
     gr_input_schedule schedule;
-    char object[96];      /* the buffer the address lies in ("" unknown) */
+    uint64_t root;        /* the root cause */
+    uint64_t sig;         /* the search's signature of `finding` (replays look for it) */
+    char object[64];      /* the buffer the address lies in ("" unknown) */
     int64_t element;
+    char assumption[200]; /* outside the spec: what the input needed */
 } fuzz_record;
 _Static_assert(sizeof(fuzz_record) <= GR_CAMPAIGN_RECORD_BYTES, "fuzz_record must fit the table");
+
+struct fuzz_worker;
+
+/* A root cause's minimization, a slice at a time between executions of the search. */
+typedef struct pending_min {
+    struct fuzz_worker *w;
+    gr_campaign_finding *slot;
+    gr_minimizer *m;
+    uint64_t sig;
+    gr_search_relation rel;
+    bool keep_in_spec;    /* the finding was within the spec: so must its smaller witness be */
+    double seconds;       /* spent so far */
+    bool active;
+} pending_min;
 
 typedef struct fuzz_worker {
     search_session *session;
@@ -103,6 +146,14 @@ typedef struct fuzz_worker {
      * two schedules) for inputs that reached new coverage, whose divergence is a feature */
     cli_oracle_kind oracle;
     gr_seqcmp_options seqcmp, probe;
+    /* --seeds: the amplifier and what witnesses say about where inputs came from */
+    gr_amplifier *amp;
+    char **seed_paths;      /* by seed */
+    const char *spec_label; /* the spec inputs are judged against, in words */
+    fuzz_origin plain_origin; /* without seeds: spec or inferred-spec */
+    pending_min pending[FUZZ_MAX_PENDING];
+    int next_pending;
+    double last_exec_seconds;
 } fuzz_worker;
 
 /* libFuzzer's callbacks take no context: the worker process sets these once. */
@@ -127,6 +178,70 @@ static bool seen_locally(fuzz_worker *w, uint64_t sig) {
         if (w->local_sigs[i] == sig) return true;
     if (w->nlocal < FUZZ_SEEN_MAX) w->local_sigs[w->nlocal++] = sig;
     return false;
+}
+
+static double mono_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The source position of an instruction as a number (its instruction id when it has none). */
+static uint64_t site_of(const search_session *s, uint32_t insn) {
+    ptx_srcloc loc;
+    if (insn == UINT32_MAX) return 0;
+    if (s->srcmap && ptx_srcmap_lookup(s->srcmap, insn, &loc) && loc.file && loc.line > 0) {
+        uint64_t h = gr_hash64(loc.file, strlen(loc.file));
+        return gr_hash_bytes(h, &loc.line, sizeof loc.line);
+    }
+    return (1ull << 63) | insn;
+}
+
+/* A finding's root cause: its class, race kind and the (unordered) pair of source lines; two
+ * instruction pairs of one line pair (an unrolled loop, a vector access) are one cause. */
+static uint64_t root_cause(const search_session *s, const gr_finding *f) {
+    uint64_t a = site_of(s, f->insn_id), b = f->cls == GR_FINDING_RACE ? site_of(s, f->insn_id2) : 0;
+    if (b < a) {
+        uint64_t t = a;
+        a = b;
+        b = t;
+    }
+    char kind[64];
+    gr_search_race_kind(f, kind, sizeof kind);
+    uint64_t h = gr_hash64(&f->cls, sizeof f->cls);
+    h = gr_hash_bytes(h, &a, sizeof a);
+    h = gr_hash_bytes(h, &b, sizeof b);
+    h = gr_hash_bytes(h, kind, strlen(kind));
+    return h ? h : 1;
+}
+
+/* The campaign's key of a root cause seen with one origin. */
+static uint64_t claim_key(uint64_t root, fuzz_origin o) {
+    uint64_t h = gr_hash_bytes(root, &o, sizeof o);
+    return h ? h : 1;
+}
+
+static fuzz_origin origin_of_amp(gr_amp_origin o) {
+    return o == GR_AMP_RECORDED ? ORIGIN_RECORDED : o == GR_AMP_SPEC ? ORIGIN_SPEC : ORIGIN_OUTSIDE;
+}
+
+/* What an input under an inferred spec relies on, in words ("" when nothing stands out). */
+static void inferred_needs(const gr_spec *spec, const gr_input *in, char *out, size_t n) {
+    size_t len = 0;
+    out[0] = '\0';
+    uint64_t blocks = (uint64_t)in->grid[0] * in->grid[1] * in->grid[2];
+    uint64_t threads = (uint64_t)in->block[0] * in->block[1] * in->block[2];
+    if (blocks > 1)
+        len += (size_t)snprintf(out + len, n - len, "a grid above 1 (%llu blocks)", (unsigned long long)blocks);
+    if (threads % 32 && len < n)
+        len += (size_t)snprintf(out + len, n - len, "%sblocks of %llu threads (not a multiple of 32)", len ? ", " : "",
+                                (unsigned long long)threads);
+    for (int i = 0; i < spec->nparams && i < in->nargs && len < n; i++) {
+        const gr_param_spec *ps = &spec->params[i];
+        if (ps->from_json || ps->role != GR_ROLE_SCALAR || gr_elem_is_float(ps->type)) continue;
+        len += (size_t)snprintf(out + len, n - len, "%s%s = %lld", len ? ", " : "", ps->name,
+                                (long long)gr_scalar_as_i64(in->args[i].type, in->args[i].bits));
+    }
 }
 
 /* The value oracle's verdict on a witness's input, recorded in the witness (oracle "seqcmp"). */
@@ -180,10 +295,19 @@ static void fill_record(fuzz_record *rec, const gr_input *in, const gr_finding *
     }
 }
 
+/* What an input depends on, for its witness and the report. */
+typedef struct input_origin {
+    fuzz_origin origin;
+    int seed;                   /* amplified: the seed it started from, else -1 */
+    const char *assumption;     /* outside the spec / inferred: what it needed, or NULL */
+} input_origin;
+
 /* Makes and saves the witness of `in` with the findings of `res` (the one with `sig` first);
- * with `verdict` the value oracle's verdict is added first. The path is malloc'ed. */
+ * with `verdict` the value oracle's verdict is added first. The witness says what the input
+ * depends on. The path is malloc'ed. */
 static bool save_witness(fuzz_worker *w, const gr_input *in, const gr_launch_result *res,
-                         uint64_t sig, bool verdict, char **path, gr_error *err) {
+                         uint64_t sig, bool verdict, const input_origin *og, char **path,
+                         gr_error *err) {
     search_session *s = w->session;
     gr_witness wit;
     *path = NULL;
@@ -194,6 +318,12 @@ static bool save_witness(fuzz_worker *w, const gr_input *in, const gr_launch_res
     const uint64_t *addr = gr_runner_buffer_addresses(s->runner, &naddr);
     gr_search_witness_name_objects(&wit, addr, naddr);
     if (verdict && w->oracle == CLI_ORACLE_SEQCMP) add_seqcmp_verdict(w, in, &wit);
+    if (og) {
+        wit.origin.kind = strdup(origin_name(og->origin));
+        if (og->seed >= 0 && w->seed_paths) wit.origin.seed = strdup(w->seed_paths[og->seed]);
+        if (w->spec_label) wit.origin.spec = strdup(w->spec_label);
+        if (og->assumption && og->assumption[0]) wit.origin.assumption = strdup(og->assumption);
+    }
     char *rpath = NULL;
     bool ok = gr_search_save_finding(&s->target, w->findings_dir, &wit, path, &rpath, err);
     free(rpath);
@@ -201,16 +331,146 @@ static bool save_witness(fuzz_worker *w, const gr_input *in, const gr_launch_res
     return ok;
 }
 
-/* A new finding. `found` is the launch that reported `f` (the runner's buffers still hold
- * its addresses): its witness goes to disk first, before anything else can fail or be killed;
- * minimizing then only ever replaces it with a smaller witness that shows the same signature. */
+/* ---- minimizing, a slice at a time ----------------------------------------------------------- */
+
+/* The minimizer's question: does this smaller input show the same finding, on a launch shape the
+ * spec allows (amplified searches never leave it), within the spec when the finding was (else
+ * with the spec's structure: only contents may break it, as they did)? */
+static bool minimized_still_shows(void *ctx, const gr_input *cand) {
+    pending_min *p = ctx;
+    search_session *s = p->w->session;
+    if (p->w->amp) {
+        if (!gr_spec_check_shape(&s->spec, cand, NULL)) return false;
+        if (p->keep_in_spec ? gr_amplifier_classify(p->w->amp, cand, NULL, NULL, 0) == GR_AMP_OUTSIDE
+                            : !gr_amplifier_fits_structure(p->w->amp, cand))
+            return false;
+    }
+    gr_launch_result res;
+    if (!gr_runner_run(s->runner, cand, &res, NULL)) return false;
+    bool yes = gr_search_result_has(cand, &res, p->sig, p->rel);
+    gr_launch_result_free(&res);
+    return yes;
+}
+
+/* The minimization ended: the smaller witness replaces the one as found only when it shows the
+ * same finding again; what it depends on is judged again (smaller may be within the spec). */
+static void finish_pending(pending_min *p) {
+    fuzz_worker *w = p->w;
+    search_session *s = w->session;
+    fuzz_record *rec = (fuzz_record *)p->slot->record;
+    gr_minimize_stats ms = gr_minimizer_stats(p->m);
+    const gr_input *best = gr_minimizer_best(p->m);
+    gr_error err = GR_ERROR_INIT;
+    gr_launch_result res;
+    bool ran = (ms.accepted > 0 || w->oracle == CLI_ORACLE_SEQCMP) && gr_runner_run(s->runner, best, &res, &err);
+    bool shows = ran && gr_search_result_has(best, &res, p->sig, GR_SEARCH_REL_NONE);
+    gr_error_clear(&err);
+    if (shows) {
+        char why[sizeof rec->assumption], now_why[sizeof rec->assumption] = "";
+        snprintf(why, sizeof why, "%s", rec->assumption);
+        input_origin og = {(fuzz_origin)rec->origin, rec->seed, why};
+        if (w->amp) { /* smaller may break the spec differently, or not at all */
+            int seed = rec->seed;
+            fuzz_origin now = origin_of_amp(gr_amplifier_classify(w->amp, best, &seed, now_why, sizeof now_why));
+            if (now < og.origin) og = (input_origin){now, seed, NULL};
+            else if (now == ORIGIN_OUTSIDE) snprintf(why, sizeof why, "%s", now_why);
+        } else if (og.origin == ORIGIN_INFERRED) {
+            inferred_needs(&s->spec, best, why, sizeof why);
+            og.assumption = why;
+        }
+        char *again = NULL;
+        if (save_witness(w, best, &res, p->sig, true, &og, &again, &err)) {
+            gr_campaign_saved(w->stats, p->slot, again);
+            rec->origin = (uint8_t)og.origin;
+            rec->seed = (int16_t)og.seed;
+            snprintf(rec->assumption, sizeof rec->assumption, "%s", og.assumption ? og.assumption : "");
+            for (int d = 0; d < 3; d++) rec->grid[d] = best->grid[d], rec->block[d] = best->block[d];
+            rec->shared_bytes = best->shared_bytes;
+            rec->schedule = best->schedule;
+            if (ms.accepted)
+                say(w->msg_fd, "fuzz: minimized in %d tries to grid (%u,%u,%u) block (%u,%u,%u) -> %s\n", ms.tries,
+                    best->grid[0], best->grid[1], best->grid[2], best->block[0], best->block[1], best->block[2], again);
+        } else {
+            say(w->msg_fd, "fuzz: could not save the minimized witness (the one as found stays): %s\n",
+                err.message ? err.message : "?");
+            gr_error_clear(&err);
+        }
+        free(again);
+    }
+    if (ran) gr_launch_result_free(&res);
+    gr_minimizer_free(p->m);
+    p->m = NULL;
+    p->active = false;
+    atomic_store(&p->slot->minimizing, 0);
+}
+
+/* One slice of the next pending minimization: a try, for about as long as an execution of the
+ * search took, so the search keeps at least half of the executions. */
+static void step_pending(fuzz_worker *w, int tries, double seconds) {
+    for (int k = 0; k < FUZZ_MAX_PENDING; k++) {
+        pending_min *p = &w->pending[(w->next_pending + k) % FUZZ_MAX_PENDING];
+        if (!p->active) continue;
+        w->next_pending = (int)((p - w->pending) + 1) % FUZZ_MAX_PENDING;
+        double t0 = mono_seconds();
+        bool done = gr_minimizer_step(p->m, tries, seconds);
+        p->seconds += mono_seconds() - t0;
+        if (done || p->seconds >= FUZZ_MINIMIZE_SECONDS) finish_pending(p);
+        return;
+    }
+}
+
+static bool any_pending(const fuzz_worker *w) {
+    for (int k = 0; k < FUZZ_MAX_PENDING; k++)
+        if (w->pending[k].active) return true;
+    return false;
+}
+
+/* When the search ends: what is left is minimized within FUZZ_DRAIN_SECONDS, then the witnesses
+ * as found stay. */
+static void drain_pending(fuzz_worker *w) {
+    double end = mono_seconds() + FUZZ_DRAIN_SECONDS;
+    while (any_pending(w)) {
+        double left = end - mono_seconds();
+        for (int k = 0; k < FUZZ_MAX_PENDING; k++) {
+            pending_min *p = &w->pending[k];
+            if (!p->active) continue;
+            if (left > 0) {
+                double t0 = mono_seconds();
+                gr_minimizer_step(p->m, FUZZ_MINIMIZE_TRIES, left);
+                p->seconds += mono_seconds() - t0;
+            }
+            finish_pending(p);
+            left = end - mono_seconds();
+        }
+    }
+}
+
+/* Cancels this worker's pending minimizations of a root cause seen with a worse origin: the
+ * better witness is the one worth the time. */
+static void cancel_worse(fuzz_worker *w, uint64_t root, fuzz_origin better) {
+    for (int k = 0; k < FUZZ_MAX_PENDING; k++) {
+        pending_min *p = &w->pending[k];
+        const fuzz_record *rec = p->active ? (const fuzz_record *)p->slot->record : NULL;
+        if (!rec || rec->root != root || rec->origin <= better) continue;
+        gr_minimizer_free(p->m);
+        p->m = NULL;
+        p->active = false;
+        atomic_store(&p->slot->minimizing, 0);
+    }
+}
+
+/* A new root cause (or a known one with a better origin). `found` is the launch that reported
+ * `f` (the runner's buffers still hold its addresses): its witness goes to disk first, before
+ * anything else can fail or be killed; minimizing is queued and only ever replaces it with a
+ * smaller witness that shows the same signature. A finding on a recorded launch keeps that
+ * launch as its witness: the program's own test is the evidence. */
 static void handle_new_finding(fuzz_worker *w, gr_campaign_finding *slot, const gr_input *in,
-                               const gr_launch_result *found, const gr_finding *f) {
+                               const gr_launch_result *found, const gr_finding *f, const input_origin *og) {
     search_session *s = w->session;
     uint64_t sig = gr_search_signature(f);
     gr_error err = GR_ERROR_INIT;
     char *path = NULL;
-    if (!save_witness(w, in, found, sig, false, &path, &err)) {
+    if (!save_witness(w, in, found, sig, false, og, &path, &err)) {
         char problem[256];
         snprintf(problem, sizeof problem, "%s", err.message ? err.message : "cannot write the witness");
         gr_campaign_unsaved(w->stats, slot, problem);
@@ -220,45 +480,35 @@ static void handle_new_finding(fuzz_worker *w, gr_campaign_finding *slot, const 
         return;
     }
     gr_campaign_saved(w->stats, slot, path);
-    say(w->msg_fd, "\nfuzz: new %s (%s): grid (%u,%u,%u) block (%u,%u,%u) -> %s\n",
-        gr_finding_class_name(f->cls), f->message, in->grid[0], in->grid[1], in->grid[2],
-        in->block[0], in->block[1], in->block[2], path);
-
-    atomic_store(&slot->minimizing, 1);
-    gr_search_relation rel = gr_search_relation_of(in, f);
-    gr_input small;
-    gr_minimize_stats ms = {0, 0};
-    bool got = gr_minimize_same_finding_within(s->runner, &s->codec, in, sig, rel,
-                                               FUZZ_MINIMIZE_TRIES, FUZZ_MINIMIZE_SECONDS, &small,
-                                               &ms, &err);
-    bool smaller = got && ms.accepted > 0;
-    gr_error_clear(&err);
-    const gr_input *keep = smaller ? &small : in;
-    gr_launch_result res;
-    bool ran = gr_runner_run(s->runner, keep, &res, &err);
-    bool shows = ran && gr_search_result_has(keep, &res, sig, GR_SEARCH_REL_NONE);
-    gr_error_clear(&err);
-    /* replace the witness only with one that shows the same finding again; with the oracle on,
-     * the verdict needs the input re-run too (the witness as found stays when it does not) */
-    if (shows && (smaller || w->oracle == CLI_ORACLE_SEQCMP)) {
-        char *again = NULL;
-        if (save_witness(w, keep, &res, sig, true, &again, &err)) {
-            gr_campaign_saved(w->stats, slot, again);
-            if (smaller)
-                say(w->msg_fd, "fuzz: minimized in %d tries to grid (%u,%u,%u) block (%u,%u,%u) -> %s\n",
-                    ms.tries, keep->grid[0], keep->grid[1], keep->grid[2], keep->block[0],
-                    keep->block[1], keep->block[2], again);
-        } else {
-            say(w->msg_fd, "fuzz: could not save the minimized witness (the one as found stays): %s\n",
-                err.message ? err.message : "?");
-            gr_error_clear(&err);
-        }
-        free(again);
-    }
-    if (ran) gr_launch_result_free(&res);
-    if (got) gr_input_free(&small);
-    atomic_store(&slot->minimizing, 0);
+    say(w->msg_fd, "\nfuzz: new %s (%s)%s: grid (%u,%u,%u) block (%u,%u,%u) -> %s\n",
+        gr_finding_class_name(f->cls), f->message,
+        og->origin == ORIGIN_RECORDED ? " on a recorded launch"
+        : og->origin == ORIGIN_OUTSIDE ? " outside the spec"
+                                       : "",
+        in->grid[0], in->grid[1], in->grid[2], in->block[0], in->block[1], in->block[2], path);
     free(path);
+    if (og->origin == ORIGIN_RECORDED && w->oracle != CLI_ORACLE_SEQCMP) return;
+    pending_min *p = NULL;
+    for (int k = 0; k < FUZZ_MAX_PENDING && !p; k++)
+        if (!w->pending[k].active) p = &w->pending[k];
+    if (!p) return; /* every slot busy: the witness as found stays */
+    *p = (pending_min){w, slot, NULL, sig, gr_search_relation_of(in, f), og->origin != ORIGIN_OUTSIDE, 0, true};
+    /* a recorded launch is not shrunk (the oracle's verdict is still added) */
+    p->m = gr_minimizer_new(w->amp ? NULL : &s->codec, in, minimized_still_shows, p,
+                            og->origin == ORIGIN_RECORDED ? 1 : FUZZ_MINIMIZE_TRIES, &err);
+    if (!p->m) {
+        gr_error_clear(&err);
+        p->active = false;
+        return;
+    }
+    atomic_store(&slot->minimizing, 1);
+    if (og->origin == ORIGIN_RECORDED) {
+        finish_pending(p); /* nothing to shrink: the oracle's verdict only */
+        return;
+    }
+    if (w->stop_on_first) { /* nothing else to do: minimize it now */
+        while (p->active) step_pending(w, FUZZ_MINIMIZE_TRIES, FUZZ_MINIMIZE_SECONDS);
+    }
 }
 
 /* Outputs that depend on the schedule while the detector saw no race: saved like a finding
@@ -304,6 +554,9 @@ static void probe_outputs(fuzz_worker *w, const gr_input *in, const gr_launch_re
         fuzz_record rec;
         memset(&rec, 0, sizeof rec);
         rec.is_divergence = true;
+        rec.origin = (uint8_t)w->plain_origin;
+        rec.seed = -1;
+        rec.root = rec.sig = feature;
         rec.finding.insn_id = rec.finding.insn_id2 = UINT32_MAX;
         snprintf(rec.finding.message, sizeof rec.finding.message, "%s", v.manifests);
         for (int d = 0; d < 3; d++) rec.grid[d] = in->grid[d], rec.block[d] = in->block[d];
@@ -320,8 +573,18 @@ static int fuzz_one(const uint8_t *data, size_t size) {
     search_session *s = w->session;
     g_counters[0] = 1; /* libFuzzer needs a counter set every execution */
     if (atomic_load(&w->stats->stop)) _exit(0);
+    double t0 = mono_seconds();
     gr_input in;
-    if (!gr_codec_decode(&s->codec, data, size, &in, NULL)) return -1;
+    input_origin og = {w->plain_origin, -1, NULL};
+    gr_amp_input amp;
+    char needs[sizeof ((fuzz_record *)0)->assumption] = "";
+    if (w->amp) {
+        if (!gr_amplifier_decode(w->amp, data, size, &amp, NULL)) return -1;
+        in = amp.input;
+        og = (input_origin){origin_of_amp(amp.origin), amp.seed, amp.assumption};
+    } else if (!gr_codec_decode(&s->codec, data, size, &in, NULL)) {
+        return -1;
+    }
     gr_launch_result res;
     gr_error err = GR_ERROR_INIT;
     if (!gr_runner_run(s->runner, &in, &res, &err)) {
@@ -349,20 +612,36 @@ static int fuzz_one(const uint8_t *data, size_t size) {
         gr_campaign_note_coverage(w->stats, w->covered);
         if (w->oracle == CLI_ORACLE_SEQCMP) probe_outputs(w, &in, &res);
     }
+    if (og.origin == ORIGIN_INFERRED && res.nfindings) {
+        inferred_needs(&s->spec, &in, needs, sizeof needs);
+        og.assumption = needs;
+    }
     int naddr = 0;
     const uint64_t *addr = gr_runner_buffer_addresses(s->runner, &naddr);
     for (int i = 0; i < res.nfindings; i++) {
-        uint64_t sig = gr_search_signature(&res.findings[i]);
-        if (seen_locally(w, sig)) continue;
+        uint64_t sig = gr_search_signature(&res.findings[i]), root = root_cause(s, &res.findings[i]);
+        /* known with this origin or a better one: one more occurrence */
+        gr_campaign_finding *known = NULL;
+        for (int o = ORIGIN_RECORDED; o <= (int)og.origin && !known; o++)
+            known = gr_campaign_find(w->stats, claim_key(root, (fuzz_origin)o));
+        if (known) {
+            atomic_fetch_add(&known->occurrences, 1);
+            continue;
+        }
         fuzz_record rec;
         fill_record(&rec, &in, &res.findings[i], addr, naddr);
-        gr_campaign_finding *slot = gr_campaign_claim(w->stats, sig, w->job, &rec, sizeof rec);
+        rec.origin = (uint8_t)og.origin;
+        rec.seed = (int16_t)og.seed;
+        rec.root = root;
+        rec.sig = sig;
+        snprintf(rec.assumption, sizeof rec.assumption, "%s", og.assumption ? og.assumption : "");
+        gr_campaign_finding *slot = gr_campaign_claim(w->stats, claim_key(root, og.origin), w->job, &rec, sizeof rec);
         if (!slot) {
             /* another worker has it, or the table is full: then it is saved here, untracked */
-            if (atomic_load(&w->stats->claimed) >= GR_CAMPAIGN_MAX_FINDINGS) {
+            if (atomic_load(&w->stats->claimed) >= GR_CAMPAIGN_MAX_FINDINGS && !seen_locally(w, claim_key(root, og.origin))) {
                 char *path = NULL;
                 gr_error e2 = GR_ERROR_INIT;
-                if (save_witness(w, &in, &res, sig, false, &path, &e2))
+                if (save_witness(w, &in, &res, sig, false, &og, &path, &e2))
                     atomic_fetch_add(&w->stats->overflow, 1);
                 else
                     atomic_fetch_add(&w->stats->unsaved, 1);
@@ -371,7 +650,8 @@ static int fuzz_one(const uint8_t *data, size_t size) {
             }
             continue;
         }
-        handle_new_finding(w, slot, &in, &res, &res.findings[i]);
+        cancel_worse(w, root, og.origin);
+        handle_new_finding(w, slot, &in, &res, &res.findings[i], &og);
         if (w->stop_on_first && atomic_load(&slot->state) == GR_CAMPAIGN_SAVED) {
             atomic_fetch_add(&w->stats->execs, 1);
             _exit(0);
@@ -380,6 +660,10 @@ static int fuzz_one(const uint8_t *data, size_t size) {
     gr_launch_result_free(&res);
     gr_input_free(&in);
     atomic_fetch_add(&w->stats->execs, 1);
+    double took = mono_seconds() - t0;
+    w->last_exec_seconds = took;
+    /* minimizing between executions: one try, for about as long as this execution took */
+    step_pending(w, 1, took < 0.005 ? 0.005 : took > 1.0 ? 1.0 : took);
     return 0;
 }
 
@@ -391,6 +675,7 @@ static size_t raw_mutate(uint8_t *data, size_t size, size_t max_size) {
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
     if (!g_worker) return LLVMFuzzerMutate(data, size, max_size);
+    if (g_worker->amp) return gr_amplifier_mutate(g_worker->amp, data, size, max_size, seed ^ ((uint64_t)size << 32));
     return gr_search_mutate(&g_worker->session->codec, &g_worker->dict, data, size, max_size,
                             seed ^ ((uint64_t)size << 32), raw_mutate);
 }
@@ -400,9 +685,16 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2
 size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_t s2,
                                  uint8_t *out, size_t max_out, unsigned int seed) {
     if (!g_worker) return 0;
+    if (g_worker->amp) return gr_amplifier_crossover(d1, s1, d2, s2, out, max_out, seed);
     return gr_search_crossover(&g_worker->session->codec, d1, s1, d2, s2, out, max_out, seed);
 }
 #endif
+
+/* The worker's minimizations left when libFuzzer ends it. */
+static void drain_at_exit(void) {
+    /* not when the campaign asked the workers to stop: the witnesses as found are on disk */
+    if (g_worker && g_worker->stats && !atomic_load(&g_worker->stats->stop)) drain_pending(g_worker);
+}
 
 static int run_worker(void *ctx, int job, int attempt, uint64_t seed, double seconds, uint64_t runs,
                       gr_campaign_stats *stats) {
@@ -426,7 +718,7 @@ static int run_worker(void *ctx, int job, int attempt, uint64_t seed, double sec
 #ifdef GPURACE_HAVE_LIBFUZZER
     enum { NFLAGS = 11 };
     char flags[NFLAGS][GR_CAMPAIGN_PATH_MAX + 32];
-    size_t genome = gr_codec_genome_size(&w->session->codec);
+    size_t genome = w->amp ? GR_AMP_GENOME_SIZE : gr_codec_genome_size(&w->session->codec);
     /* libFuzzer's -max_total_time is an int; the campaign's own deadline covers longer runs */
     double secs = seconds > 0 ? ceil(seconds) : 0;
     int max_total = secs >= (double)FUZZ_MAX_SECONDS ? (int)FUZZ_MAX_SECONDS : (int)secs;
@@ -452,7 +744,9 @@ static int run_worker(void *ctx, int job, int attempt, uint64_t seed, double sec
     argv[argc++] = (char *)w->corpus_dir;
     argv[argc] = NULL;
     char **av = argv;
+    atexit(drain_at_exit); /* libFuzzer ends the worker with exit() when its budget is spent */
     int rc = LLVMFuzzerRunDriver(&argc, &av, fuzz_one);
+    drain_pending(w);
     return rc == 0 ? 0 : 75;
 #else
     (void)seed, (void)seconds, (void)runs;
@@ -670,6 +964,23 @@ static void seed_corpus(const search_session *s, const char *dir, uint64_t seed)
     free(g);
 }
 
+/* Amplifying: every seed as recorded first, then each under a few other schedules. */
+static void seed_amp_corpus(const gr_amplifier *amp, const char *dir, uint64_t seed) {
+    uint8_t g[GR_AMP_GENOME_SIZE];
+    for (int i = 0; i < gr_amplifier_nseeds(amp); i++) {
+        gr_amplifier_seed_genome(amp, i, g);
+        gr_corpus_save_genome(dir, g, sizeof g, NULL, NULL);
+        for (int k = 1; k <= 2; k++) {
+            uint64_t v = gr_mix64(seed + (uint64_t)i * 131u + (uint64_t)k);
+            g[4] = (uint8_t)(v % GR_INPUT_SCHED_KIND_COUNT);
+            g[6] = (uint8_t)((v >> 8) % 8);
+            g[7] = 0;
+            memcpy(g + 8, &v, 8);
+            gr_corpus_save_genome(dir, g, sizeof g, NULL, NULL);
+        }
+    }
+}
+
 /* ---- the final report: every recorded finding, from its record ------------------------------ */
 
 /* The backend finding a witness recorded (its finding with `sig`). */
@@ -748,15 +1059,48 @@ static void count_replays(search_session *s, const gr_input *in, uint64_t sig, i
 
 typedef struct report_tally {
     uint32_t lost; /* findings seen but not on disk */
+    /* what the report says about where inputs came from */
+    char **seed_paths;
+    int nseed_paths;
+    const char *spec_label;
+    const char *file;
 } report_tally;
+
+/* What a finding depends on, in words (the report's "input" line). */
+static void origin_note(const report_tally *t, const fuzz_record *rec, char *out, size_t n) {
+    const char *seed = rec->seed >= 0 && rec->seed < t->nseed_paths ? t->seed_paths[rec->seed] : NULL;
+    switch ((fuzz_origin)rec->origin) {
+    case ORIGIN_RECORDED:
+        snprintf(out, n, "a launch the program's own tests make (%s): the test itself races", seed ? seed : "recorded");
+        break;
+    case ORIGIN_SPEC:
+        if (seed)
+            snprintf(out, n, "within the spec (%s) but not a launch the tests make; it started from %s",
+                     t->spec_label ? t->spec_label : "the spec", seed);
+        else
+            snprintf(out, n, "within the spec (%s)", t->spec_label ? t->spec_label : "given with --spec");
+        break;
+    case ORIGIN_OUTSIDE:
+        snprintf(out, n, "outside the spec (%s): %s; this finding needs that assumption, which no recorded launch "
+                         "makes%s%s",
+                 t->spec_label ? t->spec_label : "the spec", rec->assumption[0] ? rec->assumption : "?",
+                 seed ? "; it started from " : "", seed ? seed : "");
+        break;
+    default:
+        snprintf(out, n, "needs %s; the kernel's spec was inferred (gpurace info %s --spec prints what was assumed; "
+                         "a spec or recorded launches say what is valid)",
+                 rec->assumption[0] ? rec->assumption : "the launch gpurace chose", t->file ? t->file : "FILE");
+        break;
+    }
+}
 
 /* One claimed finding of the campaign into the report: from its saved witness, or from the
  * copy in the table when there is none; then replayed to say whether it reproduces. */
 static bool report_claimed(search_session *s, gr_report *r, const gr_campaign_finding *e,
-                           cli_oracle_kind oracle_kind, const gr_seqcmp_options *seqcmp,
-                           report_tally *tally, gr_error *err) {
+                           uint64_t occurrences, cli_oracle_kind oracle_kind,
+                           const gr_seqcmp_options *seqcmp, report_tally *tally, gr_error *err) {
     const fuzz_record *rec = (const fuzz_record *)e->record;
-    uint64_t sig = atomic_load(&e->signature);
+    uint64_t sig = rec->sig ? rec->sig : atomic_load(&e->signature);
     uint64_t hash = gr_search_source_hash(&s->target);
     gr_witness wit;
     bool have = false;
@@ -868,6 +1212,15 @@ static bool report_claimed(search_session *s, gr_report *r, const gr_campaign_fi
         rf->launch.detector = gr_report_strdup(r, L.detector);
         rf->launch.warp_model = gr_report_strdup(r, L.warp_model);
         if (note[0]) rf->note = gr_report_strdup(r, note);
+        if (!rec->is_divergence) {
+            char words[1400];
+            origin_note(tally, rec, words, sizeof words);
+            rf->input = gr_report_strdup(r, origin_name((fuzz_origin)rec->origin));
+            rf->input_note = gr_report_strdup(r, words);
+            /* a finding that needs an input the spec does not allow is a warning */
+            if (rec->origin == ORIGIN_OUTSIDE) rf->severity = GR_SEVERITY_WARNING;
+            if (occurrences > rf->count) rf->count = occurrences;
+        }
         if (have) {
             rf->witness = gr_report_strdup(r, e->path);
             char repro[GR_CAMPAIGN_PATH_MAX + 8];
@@ -884,12 +1237,107 @@ static bool report_claimed(search_session *s, gr_report *r, const gr_campaign_fi
     return true;
 }
 
+/* ---- --seeds: starting from the program's own launches ----------------------------------------- */
+
+typedef struct seed_setup {
+    gr_seed_set set;
+    bool have_set;
+    gr_input *decoded;   /* libFuzzer corpus files, decoded under the spec */
+    int ndecoded;
+    gr_amplifier *amp;
+    char **paths;        /* by amplifier seed */
+    int npaths;
+    int recorded, skipped;
+    gr_strbuf derived;   /* the derived spec's text ("" with --spec) */
+} seed_setup;
+
+static void seed_setup_free(seed_setup *t) {
+    gr_amplifier_free(t->amp);
+    for (int i = 0; i < t->ndecoded; i++) gr_input_free(&t->decoded[i]);
+    free(t->decoded);
+    free(t->paths); /* the strings belong to the set */
+    if (t->have_set) gr_seed_set_free(&t->set);
+    gr_strbuf_free(&t->derived);
+    memset(t, 0, sizeof *t);
+}
+
+/* The seeds of the session's kernel (recorded launches, witnesses, or a libFuzzer corpus decoded
+ * under the session's spec); without --spec, the spec derived from them replaces the session's;
+ * then the amplifier. */
+static bool setup_seeds(search_session *s, const char *dir, bool spec_given, seed_setup *t, gr_error *err) {
+    const gr_kernel_sig *k = s->kernel;
+    const char *names[3] = {k->ptx_name, k->qualified, k->name};
+    for (int i = 0; i < 3 && !t->have_set; i++) {
+        if (!names[i]) continue;
+        gr_error_clear(err);
+        t->have_set = gr_seeds_load(dir, names[i], &t->set, err);
+    }
+    if (!t->have_set) return false;
+    gr_error_clear(err);
+    int cap = t->set.nseeds + t->set.ngenomes;
+    const gr_input **inputs = calloc((size_t)cap + 1, sizeof *inputs);
+    bool *recorded = calloc((size_t)cap + 1, sizeof *recorded);
+    t->paths = calloc((size_t)cap + 1, sizeof *t->paths);
+    t->decoded = calloc((size_t)t->set.ngenomes + 1, sizeof *t->decoded);
+    int n = 0;
+    bool ok = inputs && recorded && t->paths && t->decoded;
+    if (!ok) gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    for (int i = 0; ok && i < t->set.nseeds; i++) {
+        gr_error why = GR_ERROR_INIT;
+        if (!gr_input_check_signature(&t->set.seeds[i].input, k, &why)) {
+            t->skipped++;
+            gr_error_clear(&why);
+            continue;
+        }
+        inputs[n] = &t->set.seeds[i].input;
+        recorded[n] = t->set.seeds[i].recorded;
+        t->recorded += recorded[n];
+        t->paths[n++] = t->set.seeds[i].path;
+    }
+    for (int i = 0; ok && i < t->set.ngenomes; i++) {
+        size_t len;
+        gr_error why = GR_ERROR_INIT;
+        char *bytes = gr_read_file_kind(t->set.genomes[i], GR_FILE_DATA, &len, &why);
+        if (bytes && gr_codec_decode(&s->codec, (const uint8_t *)bytes, len, &t->decoded[t->ndecoded], &why)) {
+            inputs[n] = &t->decoded[t->ndecoded++];
+            recorded[n] = false;
+            t->paths[n++] = t->set.genomes[i];
+        } else {
+            t->skipped++;
+        }
+        gr_error_clear(&why);
+        free(bytes);
+    }
+    if (ok && n == 0)
+        ok = gr_fail_at(err, GR_ERR_INPUT, dir, 0, 0, "none of the %d seeds of %s fits its parameters in %s",
+                        t->set.nseeds + t->set.ngenomes, k->name, s->target.file);
+    if (ok && !spec_given) {
+        gr_derive_options o = {dir, {0}};
+        gr_launch_reads_of(s->loaded.module, k->ptx_name, &o.reads);
+        gr_spec derived;
+        ok = gr_spec_derive(k, inputs, n, &o, &t->derived, err) &&
+             gr_spec_parse(&derived, gr_strbuf_cstr(&t->derived), "the spec derived from the seeds", k, err);
+        if (ok) { /* the derived spec replaces the inferred one */
+            gr_codec_free(&s->codec);
+            gr_spec_free(&s->spec);
+            s->spec = derived;
+            s->spec_inferred = false;
+            ok = gr_codec_init(&s->codec, &s->spec, err);
+        }
+    }
+    if (ok) ok = (t->amp = gr_amplifier_new(&s->spec, inputs, recorded, n, err)) != NULL;
+    t->npaths = n;
+    free(inputs);
+    free(recorded);
+    return ok;
+}
+
 int cmd_fuzz(int argc, char **argv) {
     gr_error err = GR_ERROR_INIT;
     cli_interrupt_install();
     const char *spec = NULL, *backend = NULL, *time_s = NULL, *runs_s = NULL, *corpus = NULL,
                *findings = NULL, *jobs_s = NULL, *seed_s = NULL,
-               *warp_model = NULL, *detector = NULL, *memory_limit = NULL;
+               *warp_model = NULL, *detector = NULL, *seeds_dir = NULL, *memory_limit = NULL;
     bool stop_on_first = false;
     cli_report_options report = {0};
     cli_oracle_options oracle = {0};
@@ -905,7 +1353,7 @@ int cmd_fuzz(int argc, char **argv) {
         {"--time", CLI_VALUE, &time_s, NULL},     {"--runs", CLI_VALUE, &runs_s, NULL},
         {"--corpus", CLI_VALUE, &corpus, NULL},   {"--findings", CLI_VALUE, &findings, NULL},
         {"--jobs", CLI_VALUE, &jobs_s, NULL},     CLI_REPORT_OPT_SPECS(&report),
-        {"--seed", CLI_VALUE, &seed_s, NULL},
+        {"--seed", CLI_VALUE, &seed_s, NULL},     {"--seeds", CLI_VALUE, &seeds_dir, NULL},
         {"--warp-model", CLI_VALUE, &warp_model, NULL}, {"--detector", CLI_VALUE, &detector, NULL},
         {"--memory-limit", CLI_VALUE, &memory_limit, NULL},
         {"--stop-on-first", CLI_FLAG, NULL, &stop_on_first}, CLI_ORACLE_OPT_SPECS(&oracle),
@@ -947,6 +1395,9 @@ int cmd_fuzz(int argc, char **argv) {
     memset(&sum, 0, sizeof sum);
     cli_oracle_kind oracle_kind = CLI_ORACLE_NONE;
     gr_seqcmp_options seqcmp;
+    seed_setup seeds;
+    memset(&seeds, 0, sizeof seeds);
+    char spec_label[1400] = "";
     if (!search_session_open(&s, &src, &so, &err) ||
         !cli_oracle_parse(&oracle, s.loaded.source, src.file, &oracle_kind, &seqcmp, &err)) {
         if (cli_interrupted()) {
@@ -974,6 +1425,8 @@ int cmd_fuzz(int argc, char **argv) {
                                     "replay on the saved witnesses)");
         goto done;
     }
+    if (seeds_dir && !setup_seeds(&s, seeds_dir, spec != NULL, &seeds, &err)) goto done;
+    if (spec) snprintf(spec_label, sizeof spec_label, "%s", spec);
     if (s.spec_inferred) {
         gr_strbuf a = GR_STRBUF_INIT;
         gr_spec_print_assumptions(&s.spec, &a);
@@ -1013,10 +1466,36 @@ int cmd_fuzz(int argc, char **argv) {
     if (!make_writable_dir("--corpus", corpus_dir, &err) ||
         !make_writable_dir("--findings", findings_dir, &err))
         goto done;
-    seed_corpus(&s, corpus_dir, seed);
+    if (seeds.amp) {
+        if (seeds.derived.len) { /* the spec the findings are judged against, to read and edit */
+            gr_strbuf path = GR_STRBUF_INIT;
+            gr_strbuf_appendf(&path, "%s/%s.derived-spec.json", findings_dir, s.kernel->name);
+            if (!gr_write_file_atomic(gr_strbuf_cstr(&path), gr_strbuf_cstr(&seeds.derived), seeds.derived.len, &err)) {
+                gr_strbuf_free(&path);
+                goto done;
+            }
+            snprintf(spec_label, sizeof spec_label, "derived from the launches in %s: %s", seeds_dir,
+                     gr_strbuf_cstr(&path));
+            gr_strbuf_free(&path);
+        }
+        fprintf(stderr, "fuzz: amplifying %d launch%s of %s from %s (%d recorded by the program, %d fit%s the spec",
+                seeds.npaths, seeds.npaths == 1 ? "" : "es", s.kernel->name, seeds_dir, seeds.recorded,
+                gr_amplifier_nfitting(seeds.amp), gr_amplifier_nfitting(seeds.amp) == 1 ? "s" : "");
+        if (seeds.skipped) fprintf(stderr, "; %d that do not fit the kernel's parameters left out", seeds.skipped);
+        fprintf(stderr, "); spec %s\n", spec_label);
+        if (gr_amplifier_nfitting(seeds.amp) == 0)
+            fprintf(stderr, "fuzz: no seed fits the spec: sizes and launch shapes stay as recorded, contents change\n");
+        seed_amp_corpus(seeds.amp, corpus_dir, seed);
+    } else {
+        seed_corpus(&s, corpus_dir, seed);
+    }
     fuzz_worker w;
     memset(&w, 0, sizeof w);
     w.session = &s;
+    w.amp = seeds.amp;
+    w.seed_paths = seeds.paths;
+    w.spec_label = spec_label[0] ? spec_label : NULL;
+    w.plain_origin = s.spec_inferred ? ORIGIN_INFERRED : ORIGIN_SPEC;
     w.oracle = oracle_kind;
     w.seqcmp = seqcmp;
     w.probe = seqcmp;
@@ -1064,9 +1543,34 @@ int cmd_fuzz(int argc, char **argv) {
     r.linked_files = src.files + 1;
     r.nlinked_files = src.nfiles > 1 ? src.nfiles - 1 : 0;
     r.kernel = gr_report_strdup(&r, s.kernel->name);
-    report_tally tally = {0};
-    for (int i = 0; i < sum.ntable; i++)
-        if (!report_claimed(&s, &r, &sum.table[i], oracle_kind, &seqcmp, &tally, &err)) goto done;
+    report_tally tally = {0, seeds.paths, seeds.npaths, w.spec_label, src.file};
+    /* one finding per root cause: the entry with the best evidence (saved, then what it depends
+     * on), with the occurrences of every entry of that cause */
+    bool *grouped = calloc((size_t)sum.ntable + 1, sizeof *grouped);
+    if (!grouped) {
+        gr_fail(&err, GR_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < sum.ntable; i++) {
+        if (grouped[i]) continue;
+        const fuzz_record *ri = (const fuzz_record *)sum.table[i].record;
+        int rep = i;
+        uint64_t occurrences = 0;
+        for (int j = i; j < sum.ntable; j++) {
+            const fuzz_record *rj = (const fuzz_record *)sum.table[j].record;
+            if (grouped[j] || (j != i && (rj->is_divergence || ri->is_divergence || rj->root != ri->root))) continue;
+            grouped[j] = true;
+            occurrences += atomic_load(&sum.table[j].occurrences);
+            const fuzz_record *rr = (const fuzz_record *)sum.table[rep].record;
+            bool j_saved = sum.table[j].state == GR_CAMPAIGN_SAVED, rep_saved = sum.table[rep].state == GR_CAMPAIGN_SAVED;
+            if ((j_saved && !rep_saved) || (j_saved == rep_saved && rj->origin < rr->origin)) rep = j;
+        }
+        if (!report_claimed(&s, &r, &sum.table[rep], occurrences, oracle_kind, &seqcmp, &tally, &err)) {
+            free(grouped);
+            goto done;
+        }
+    }
+    free(grouped);
     /* unsaved findings beyond the table have no record there: count them too */
     uint32_t in_table = 0;
     for (int i = 0; i < sum.ntable; i++) in_table += sum.table[i].state == GR_CAMPAIGN_UNSAVED;
@@ -1104,6 +1608,7 @@ done:
     cli_report_release_stdout();
     gr_report_free(&r);
     gr_campaign_summary_free(&sum);
+    seed_setup_free(&seeds); /* before the session: the amplifier uses its spec */
     search_session_close(&s);
     if (have_workdir) remove_tree(workdir);
     free(corpus_dir);

@@ -59,7 +59,7 @@ typedef struct run_options {
     const char *lib_dirs[CLI_MAX_LIST], *libs[CLI_MAX_LIST];
     int nlib_dirs, nlibs;
     const char *launches, *step_budget, *detector, *schedule, *warp_model, *findings, *progress,
-        *backend, *output;
+        *backend, *output, *record, *record_max, *record_bytes;
     cli_report_options report;
     char **program; /* argv of the program (PROGRAM ARGS, or just ARGS when building) */
     int nprogram;
@@ -93,6 +93,9 @@ static bool parse_options(int argc, char **argv, run_options *o, gr_error *err) 
         {"--progress", OPT_VALUE, &o->progress, NULL, NULL, NULL},
         {"--backend", OPT_VALUE, &o->backend, NULL, NULL, NULL},
         {"-o", OPT_VALUE, &o->output, NULL, NULL, NULL},
+        {"--record-max", OPT_VALUE, &o->record_max, NULL, NULL, NULL},
+        {"--record-bytes", OPT_VALUE, &o->record_bytes, NULL, NULL, NULL},
+        {"--record", OPT_VALUE, &o->record, NULL, NULL, NULL},
         {"--json", OPT_VALUE, &o->report.json, NULL, NULL, NULL},
         {"--sarif", OPT_VALUE, &o->report.sarif, NULL, NULL, NULL},
         {"--suppressions", OPT_VALUE, &o->report.suppressions, NULL, NULL, NULL},
@@ -148,6 +151,8 @@ static bool parse_options(int argc, char **argv, run_options *o, gr_error *err) 
         return gr_fail(err, GR_ERR_USAGE,
                        "gpurace run runs programs on the simulator only (--backend sim), not '%s'",
                        o->backend);
+    if ((o->record_max || o->record_bytes) && !o->record)
+        return gr_fail(err, GR_ERR_USAGE, "--record-max and --record-bytes go with --record DIR");
     if (o->output && o->nfiles == 0)
         return gr_fail(err, GR_ERR_USAGE, "-o names the program gpurace builds: give FILE.cu too");
     gr_detector_kind kind;
@@ -158,7 +163,8 @@ static bool parse_options(int argc, char **argv, run_options *o, gr_error *err) 
     if (o->warp_model && strcmp(o->warp_model, "its") != 0 && strcmp(o->warp_model, "lockstep") != 0)
         return gr_fail(err, GR_ERR_USAGE, "--warp-model must be its or lockstep");
     const char *numbers[][2] = {{"--launches", o->launches}, {"--step-budget", o->step_budget},
-                                {"--progress", o->progress}};
+                                {"--progress", o->progress}, {"--record-max", o->record_max},
+                                {"--record-bytes", o->record_bytes}};
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
         const char *v = numbers[i][1];
         if (!v) continue;
@@ -468,7 +474,8 @@ static void env_set(argv_list *env, const char *name, const char *value) {
 /* The environment the program starts with: gpurace's runtime first on the library path and
  * preloaded (a program whose RPATH names the toolkit still gets it), and the run's settings. */
 static bool program_env(const run_options *o, const char *cudart_dir, const char *records,
-                        const char *findings, const char *sources, argv_list *env) {
+                        const char *findings, const char *sources, const char *record,
+                        argv_list *env) {
     for (char **e = environ; *e; e++) argv_push(env, *e);
     gr_strbuf sb = GR_STRBUF_INIT;
     const char *old = getenv("LD_LIBRARY_PATH");
@@ -500,6 +507,9 @@ static bool program_env(const run_options *o, const char *cudart_dir, const char
     env_set(env, GR_RUN_ENV_DETECTOR, o->detector ? o->detector : "");
     env_set(env, GR_RUN_ENV_SCHEDULE, o->schedule ? o->schedule : "");
     env_set(env, GR_RUN_ENV_WARP_MODEL, o->warp_model ? o->warp_model : "");
+    env_set(env, GR_RUN_ENV_RECORD, record ? record : "");
+    env_set(env, GR_RUN_ENV_RECORD_MAX, o->record_max ? o->record_max : "");
+    env_set(env, GR_RUN_ENV_RECORD_BYTES, o->record_bytes ? o->record_bytes : "");
     return !env->oom;
 }
 
@@ -508,6 +518,7 @@ typedef struct run_totals {
     uint64_t launches, checked, repeated, thread_instructions;
     double launch_seconds;
     int modules, kernels;
+    uint64_t recorded, record_repeats, record_left_out;
 } run_totals;
 
 static int cmp_names(const struct dirent **a, const struct dirent **b) {
@@ -534,6 +545,9 @@ static run_totals read_totals(const char *records) {
                 t.launch_seconds += r.launch_seconds;
                 t.modules += r.modules;
                 t.kernels += r.kernels;
+                t.recorded += r.recorded;
+                t.record_repeats += r.record_repeats;
+                t.record_left_out += r.record_left_out;
             }
             gr_error_clear(&err);
             gr_strbuf_free(&path);
@@ -693,6 +707,7 @@ static char *kernel_display_name(const loaded_module *m, const char *ptx_name) {
 typedef struct run_outcome {
     int fatal;               /* fatal records */
     gr_strbuf fatal_text;    /* their messages */
+    gr_strbuf note_text;     /* notes (launches --record left out) */
     gr_strbuf replay_text;   /* how to replay each witness */
 } run_outcome;
 
@@ -775,6 +790,14 @@ static bool collect(gr_report *r, const char *records, const char *findings,
             } else {
                 ok = false;
             }
+        } else if (ok && kind == GR_RUN_RECORD_NOTE) {
+            gr_run_fatal_record rec;
+            if (gr_run_fatal_read(gr_strbuf_cstr(&path), &rec, err)) {
+                gr_strbuf_appendf(&out->note_text, "gpurace: note: %s\n", rec.message);
+                gr_run_fatal_free(&rec);
+            } else {
+                ok = false;
+            }
         }
         gr_strbuf_free(&path);
         free(names[i]);
@@ -808,6 +831,11 @@ static bool write_json(const gr_report *r, const char *path, const char *program
         json_object_set_new(p, "checked", json_integer((json_int_t)t->checked));
         json_object_set_new(p, "thread_instructions", json_integer((json_int_t)t->thread_instructions));
         json_object_set_new(p, "launch_seconds", json_real(t->launch_seconds));
+        if (t->recorded || t->record_repeats || t->record_left_out) {
+            json_object_set_new(p, "recorded", json_integer((json_int_t)t->recorded));
+            json_object_set_new(p, "record_repeats", json_integer((json_int_t)t->record_repeats));
+            json_object_set_new(p, "record_left_out", json_integer((json_int_t)t->record_left_out));
+        }
         json_object_set_new(doc, "program", p);
         char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         gr_strbuf_reset(&out);
@@ -829,7 +857,7 @@ static bool write_json(const gr_report *r, const char *path, const char *program
  * the JSON and SARIF files. Returns 0/1 per --fail-on, or -1 with err set. */
 static int emit(gr_report *r, const run_options *o, const char *trailer, const char *program,
                 const program_end *end, const run_totals *t, gr_error *err) {
-    gr_fail_on fail_on = GR_FAIL_ON_ANY;
+    gr_fail_on fail_on = GR_FAIL_ON_ERROR;
     if (o->report.fail_on && !gr_fail_on_parse(o->report.fail_on, &fail_on, err)) return -1;
     gr_suppressions *rules = NULL;
     if (o->report.suppressions) {
@@ -934,7 +962,8 @@ int cmd_run(int argc, char **argv) {
     argv_list pargv = {0}, env = {0};
     gr_report r;
     gr_report_init(&r);
-    run_outcome out = {0, GR_STRBUF_INIT, GR_STRBUF_INIT};
+    run_outcome out = {0, GR_STRBUF_INIT, GR_STRBUF_INIT, GR_STRBUF_INIT};
+    char *record = NULL;
     program_end end = {true, 0};
     run_totals totals = {0};
     int code = 3;
@@ -980,7 +1009,17 @@ int cmd_run(int argc, char **argv) {
         goto done;
     }
     if (!compile_sources(&o, run_path, &sources, &err)) goto done;
-    if (!program_env(&o, cudart_dir, gr_strbuf_cstr(&records), findings, gr_strbuf_cstr(&sources), &env) ||
+    /* --record: a folder the runtime can write, named absolutely (the program may chdir) */
+    if (o.record && (!gr_make_dirs(o.record, &err) || !(record = absolute_path(o.record)) ||
+                     access(record, W_OK) != 0)) {
+        if (!gr_error_failed(&err))
+            gr_fail(&err, GR_ERR_IO, "--record %s: cannot write there: %s", o.record, strerror(errno));
+        else
+            gr_error_wrap(&err, "--record");
+        goto done;
+    }
+    if (!program_env(&o, cudart_dir, gr_strbuf_cstr(&records), findings, gr_strbuf_cstr(&sources), record,
+                     &env) ||
         pargv.oom) {
         gr_fail(&err, GR_ERR_NOMEM, "out of memory");
         goto done;
@@ -1010,6 +1049,18 @@ int cmd_run(int argc, char **argv) {
                                                 : 0.0);
     if (end.exited) gr_strbuf_appendf(&trailer, "the program exited with status %d\n", end.status);
     else gr_strbuf_appendf(&trailer, "the program was killed by signal %d (%s)\n", end.status, signal_name(end.status));
+    if (o.record) {
+        gr_strbuf_appendf(&trailer, "gpurace run: recorded %" PRIu64 " distinct launch%s as seeds in %s",
+                          totals.recorded, totals.recorded == 1 ? "" : "es", o.record);
+        if (totals.record_repeats || totals.record_left_out)
+            gr_strbuf_appendf(&trailer, " (%" PRIu64 " repeated launch%s not saved again%s%" PRIu64
+                                        " left out over the cap)",
+                              totals.record_repeats, totals.record_repeats == 1 ? "" : "es",
+                              totals.record_left_out ? ", " : "; ", totals.record_left_out);
+        gr_strbuf_appendf(&trailer, "; next: gpurace spec derive %s -o SPEC, gpurace fuzz FILE --seeds %s\n",
+                          o.record, o.record);
+    }
+    if (out.note_text.len) gr_strbuf_append(&trailer, gr_strbuf_cstr(&out.note_text));
     if (out.fatal) gr_strbuf_append(&trailer, gr_strbuf_cstr(&out.fatal_text));
     if (totals.processes == 0 && out.fatal == 0 && end.exited)
         gr_strbuf_appendf(&trailer,
@@ -1029,6 +1080,8 @@ done:
     if (gr_error_failed(&err)) code = fail(&err);
     gr_report_free(&r);
     gr_strbuf_free(&out.fatal_text);
+    gr_strbuf_free(&out.note_text);
+    free(record);
     gr_strbuf_free(&out.replay_text);
     argv_free(&pargv);
     argv_free(&env);

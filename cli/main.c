@@ -69,6 +69,7 @@ static const command commands[] = {
     {"fuzz", cmd_fuzz,
      "gpurace fuzz FILE... [--kernel K] [--spec F] [--backend auto|sim|gpu] [--time S] [--runs N]\n"
      "             [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]\n"
+     "             [--seeds DIR] [--memory-limit MB] [--fail-on error|any|race|none]\n"
      "             [--json F] [--sarif F] [--oracle seqcmp|none] [--reference NAME]\n"
      "             [-- libFuzzer flags]",
      "Searches for the launches, inputs and schedules that expose races: libFuzzer evolves\n"
@@ -80,7 +81,12 @@ static const command commands[] = {
      "--jobs N workers share one corpus folder (each reloads the others' inputs); with --corpus\n"
      "and N > 1 it is merged at the end as libFuzzer -merge=1 does (inputs that add no feature\n"
      "are removed). The folder is libFuzzer's layout (a genome a file): build-fuzzer --seeds and\n"
-     "fuzzing engines take it, and replay re-runs it.\n"},
+     "fuzzing engines take it, and replay re-runs it.\n"
+     "--seeds DIR (test amplification) starts from the launches gpurace run --record saved in\n"
+     "DIR (or witnesses, or a corpus folder) and changes them within the spec derived from them\n"
+     "(saved as FINDINGS/KERNEL.derived-spec.json; --spec replaces it). Each finding says what it\n"
+     "depends on: a recorded launch or an input within the spec is an error, an input outside it\n"
+     "a warning naming the assumption; --fail-on error (the default) fails on errors only.\n"},
     {"replay", cmd_replay,
      "gpurace replay FILE... WITNESS|DIR [--json F] [--sarif F] [--force] [--spec F]\n"
      "              [--oracle seqcmp|twopass|none] [--reference NAME] [--step-budget N]",
@@ -117,6 +123,16 @@ static const command commands[] = {
      "not do its whole job (an unimplemented CUDA runtime function, a kernel without PTX, PTX\n"
      "the simulator does not run, the program killed by a signal); the program's own exit\n"
      "status is printed and put in the JSON report.\n"},
+    {"spec", cmd_spec, "gpurace spec derive DIR [--kernel K] [-o SPEC]",
+     "Derives a kernel spec from the launches a program made (gpurace run --record DIR): launch\n"
+     "shapes seen (varying only where the recordings vary or the kernel reads blockDim/gridDim),\n"
+     "scalar values and ranges, buffer lengths as relations (len(x) == n, gridDim.x, n * n),\n"
+     "indices into other buffers, permutations, sorted arrays, CSR graphs, constants. The spec is\n"
+     "in the normal format (docs/spec.md) with a comment on each entry saying what was seen, to\n"
+     "read and edit; the recorded launches fit it (except where a buffer's length varied with no\n"
+     "relation: the longest is used). Without -o it goes to standard output.\n"
+     "--kernel K picks the kernel when DIR holds several. gpurace fuzz FILE --seeds DIR derives\n"
+     "the same spec itself when --spec is absent.\n"},
     {"build-fuzzer", cmd_build_fuzzer,
      "gpurace build-fuzzer FILE [--kernel K] [--spec F] [--seeds DIR] -o OUT",
      "Builds a standalone libFuzzer fuzz target for the kernel, for fuzzing engines that run C\n"
@@ -160,8 +176,8 @@ static void print_usage(FILE *out) {
 bool cli_print_command_help(const char *name) {
     for (int i = 0; i < NCOMMANDS; i++) {
         if (strcmp(commands[i].name, name) != 0) continue;
-        /* run takes a program, not a kernel FILE: its options are all in its synopsis */
-        bool file_options = strcmp(name, "run") != 0;
+        /* run takes a program, spec a folder: their options are all in their synopsis */
+        bool file_options = strcmp(name, "run") != 0 && strcmp(name, "spec") != 0;
         bool several_files = file_options && strcmp(name, "export") != 0 && strcmp(name, "build-fuzzer") != 0;
         printf("usage: %s\n\n%s%s%s%s", commands[i].synopsis, commands[i].help,
                several_files ? "\n" : "", several_files ? several_files_help : "",

@@ -70,7 +70,7 @@ static const char *srcmap_line(void *ctx, const char *file, int line) {
 
 int cli_report_emit(gr_report *r, const cli_report_options *o, ptx_srcmap *sm, const char *trailer,
                     gr_error *err) {
-    gr_fail_on fail_on = GR_FAIL_ON_ANY;
+    gr_fail_on fail_on = GR_FAIL_ON_ERROR;
     if (o->fail_on && !gr_fail_on_parse(o->fail_on, &fail_on, err)) return -1;
     gr_suppressions *rules = NULL;
     if (o->suppressions) {

@@ -15,7 +15,7 @@ typedef struct cli_report_options {
     const char *json;         /* --json F ('-': standard output, then no text report) */
     const char *sarif;        /* --sarif F */
     const char *suppressions; /* --suppressions F */
-    const char *fail_on;      /* --fail-on race|any|none (default any) */
+    const char *fail_on;      /* --fail-on error|any|race|none (default error) */
     bool quiet, verbose;
 } cli_report_options;
 

@@ -252,7 +252,7 @@ static bool check_contents(checker *c, int i, const gr_input_buffer *b) {
     return ok;
 }
 
-bool gr_spec_check_launch(const gr_spec *s, const gr_input *l, gr_error *err) {
+static bool check_launch(const gr_spec *s, const gr_input *l, bool contents, gr_error *err) {
     checker c = {s, l, {{0}, NULL, NULL}, err};
     static const int64_t grid_max[3] = {2147483647, 65535, 65535};
     static const int64_t block_max[3] = {1024, 1024, 64};
@@ -327,7 +327,7 @@ bool gr_spec_check_launch(const gr_spec *s, const gr_input *l, gr_error *err) {
                      (unsigned long long)ps->gen.file_count);
         }
     }
-    for (int i = 0; ok && i < s->nparams; i++)
+    for (int i = 0; ok && contents && i < s->nparams; i++)
         if (s->params[i].role == GR_ROLE_BUFFER) ok = check_contents(&c, i, buffer_of(&c, i));
     for (int p = 0; ok && p < s->npreconditions; p++) {
         int64_t holds;
@@ -335,6 +335,50 @@ bool gr_spec_check_launch(const gr_spec *s, const gr_input *l, gr_error *err) {
         ok = eval(&c, s->preconditions[p], &holds, path);
         if (ok && !holds) ok = bad(&c, "%s: '%s' does not hold", path, s->precondition_text[p]);
     }
+    free(scalars);
+    free(lengths);
+    return ok;
+}
+
+bool gr_spec_check_launch(const gr_spec *s, const gr_input *l, gr_error *err) {
+    return check_launch(s, l, true, err);
+}
+
+bool gr_spec_check_structure(const gr_spec *s, const gr_input *l, gr_error *err) {
+    return check_launch(s, l, false, err);
+}
+
+bool gr_spec_check_shape(const gr_spec *s, const gr_input *l, gr_error *err) {
+    checker c = {s, l, {{0}, NULL, NULL}, err};
+    static const int64_t grid_max[3] = {2147483647, 65535, 65535};
+    static const int64_t block_max[3] = {1024, 1024, 64};
+    char path[64];
+    for (int a = 0; a < 3; a++) {
+        c.env.launch[GR_EXPR_BLOCK_X + a] = l->block[a];
+        c.env.launch[GR_EXPR_GRID_X + a] = l->grid[a];
+    }
+    uint64_t threads = gr_input_threads(l);
+    c.env.launch[GR_EXPR_THREADS] = threads > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)threads;
+    /* domains of the launch may use scalars and lengths (shared bytes): the launch's own values */
+    size_t n = (size_t)(s->nparams ? s->nparams : 1);
+    int64_t *scalars = calloc(n, sizeof *scalars), *lengths = calloc(n, sizeof *lengths);
+    bool ok = scalars && lengths;
+    if (!ok) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    for (int i = 0; ok && i < s->nparams && i < l->nargs; i++) {
+        const gr_input_arg *a = &l->args[i];
+        if (a->kind == GR_INPUT_SCALAR && !gr_elem_is_float(a->type)) scalars[i] = gr_scalar_as_i64(a->type, a->bits);
+        else if (a->kind == GR_INPUT_BUFFER && a->buffer >= 0 && a->buffer < l->nbuffers)
+            lengths[i] = (int64_t)l->buffers[a->buffer].count;
+    }
+    c.env.scalars = scalars;
+    c.env.lengths = lengths;
+    for (int a = 0; ok && a < 3; a++) {
+        snprintf(path, sizeof path, "launch.grid.%c", "xyz"[a]);
+        ok = in_domain(&c, &s->grid[a], l->grid[a], 1, grid_max[a], path);
+        snprintf(path, sizeof path, "launch.block.%c", "xyz"[a]);
+        ok = ok && in_domain(&c, &s->block[a], l->block[a], 1, block_max[a], path);
+    }
+    ok = ok && in_domain(&c, &s->shared, l->shared_bytes, 0, 232448, "launch.shared");
     free(scalars);
     free(lengths);
     return ok;

@@ -135,7 +135,9 @@ bool gr_export_reproducer(const gr_witness *w, const char *source, const char *s
             gr_strbuf_appendf(out, ": %u bytes by value\n", a->nbytes);
             byte_array(out, name, a->bytes, a->nbytes);
         } else {
-            gr_strbuf_appendf(out, ": buffer %d\n", a->buffer);
+            gr_strbuf_appendf(out, ": buffer %d", a->buffer);
+            if (a->offset) gr_strbuf_appendf(out, " at byte %" PRIu64, a->offset);
+            gr_strbuf_putc(out, '\n');
         }
     }
     gr_strbuf_appendf(out, "const int nbuffers = %d;\n", in->nbuffers);
@@ -179,10 +181,16 @@ bool gr_export_reproducer(const gr_witness *w, const char *source, const char *s
                      "        host[b] = static_cast<unsigned char *>(std::malloc(bytes[b] ? bytes[b] : 1));\n"
                      "        if (!host[b]) { std::fprintf(stderr, \"repro: out of memory\\n\"); return 2; }\n"
                      "    }\n");
+    /* pointers into one allocation of the program: one buffer, each pointer at its offset */
+    for (int i = 0; i < in->nargs; i++)
+        if (in->args[i].kind == GR_INPUT_BUFFER && in->args[i].offset)
+            gr_strbuf_appendf(out, "    void *pointer%d = static_cast<unsigned char *>(device[%d]) + %" PRIu64 "u;\n", i,
+                              in->args[i].buffer, in->args[i].offset);
     gr_strbuf_appendf(out, "    void *args[%d] = {", in->nargs ? in->nargs : 1);
     for (int i = 0; i < in->nargs; i++) {
         const gr_input_arg *a = &in->args[i];
-        if (a->kind == GR_INPUT_BUFFER) gr_strbuf_appendf(out, "&device[%d], ", a->buffer);
+        if (a->kind == GR_INPUT_BUFFER && a->offset) gr_strbuf_appendf(out, "&pointer%d, ", i);
+        else if (a->kind == GR_INPUT_BUFFER) gr_strbuf_appendf(out, "&device[%d], ", a->buffer);
         else gr_strbuf_appendf(out, "arg%d, ", i);
     }
     if (!in->nargs) gr_strbuf_append(out, "nullptr");

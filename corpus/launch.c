@@ -256,7 +256,8 @@ size_t gr_input_arg_bytes(const gr_input *in, int i, const uint64_t *buffer_addr
         return n;
     case GR_INPUT_BUFFER:
         if (cap < 8 || a->buffer < 0 || a->buffer >= in->nbuffers) return 0;
-        memcpy(out, &buffer_addr[a->buffer], 8);
+        uint64_t addr = buffer_addr[a->buffer] + a->offset;
+        memcpy(out, &addr, 8);
         return 8;
     case GR_INPUT_BYTES:
         if (a->nbytes > cap) return 0;
@@ -278,7 +279,8 @@ bool gr_input_equal(const gr_input *a, const gr_input *b) {
         const gr_input_arg *x = &a->args[i], *y = &b->args[i];
         if (x->kind != y->kind) return false;
         if (x->kind == GR_INPUT_SCALAR && (x->type != y->type || x->bits != y->bits)) return false;
-        if (x->kind == GR_INPUT_BUFFER && x->buffer != y->buffer) return false;
+        if (x->kind == GR_INPUT_BUFFER && (x->buffer != y->buffer || x->offset != y->offset))
+            return false;
         if (x->kind == GR_INPUT_BYTES &&
             (x->nbytes != y->nbytes || (x->nbytes && memcmp(x->bytes, y->bytes, x->nbytes))))
             return false;
@@ -333,6 +335,59 @@ bool gr_input_copy(gr_input *out, const gr_input *src) {
     }
     if (!ok) gr_input_free(out);
     return ok;
+}
+
+bool gr_input_arg_aliased(const gr_input *in, int i) {
+    const gr_input_arg *a = &in->args[i];
+    if (a->kind != GR_INPUT_BUFFER || a->buffer < 0 || a->buffer >= in->nbuffers) return false;
+    return a->offset || in->buffers[a->buffer].param != i;
+}
+
+bool gr_input_has_aliases(const gr_input *in) {
+    for (int i = 0; i < in->nargs; i++)
+        if (gr_input_arg_aliased(in, i)) return true;
+    return false;
+}
+
+bool gr_input_views(const gr_input *in, gr_input *out) {
+    gr_input base = *in;
+    base.nbuffers = 0;
+    base.buffers = NULL;
+    if (!gr_input_copy(out, &base)) return false;
+    int nviews = 0;
+    for (int i = 0; i < in->nargs; i++) nviews += in->args[i].kind == GR_INPUT_BUFFER;
+    if (nviews == 0) return true;
+    out->buffers = calloc((size_t)nviews, sizeof *out->buffers);
+    if (!out->buffers) {
+        gr_input_free(out);
+        return false;
+    }
+    for (int i = 0; i < in->nargs; i++) {
+        gr_input_arg *a = &out->args[i];
+        if (a->kind != GR_INPUT_BUFFER) continue;
+        gr_input_buffer *v = &out->buffers[out->nbuffers];
+        const gr_input_buffer *b =
+            a->buffer >= 0 && a->buffer < in->nbuffers ? &in->buffers[a->buffer] : NULL;
+        uint64_t offset = b && a->offset <= b->bytes ? a->offset : 0;
+        gr_elem_type t = gr_input_arg_aliased(in, i) || !b ? a->type : b->type;
+        uint64_t es = (uint64_t)gr_elem_size(t);
+        a->type = t;
+        v->param = i;
+        v->type = t;
+        v->count = b ? (b->bytes - offset) / es : 0;
+        v->bytes = v->count * es;
+        v->output = b ? b->output : true;
+        v->name = strdup(a->name ? a->name : b && b->name ? b->name : "");
+        if (v->bytes) v->data = malloc(v->bytes);
+        a->buffer = out->nbuffers++;
+        a->offset = 0;
+        if (!v->name || (v->bytes && !v->data)) {
+            gr_input_free(out);
+            return false;
+        }
+        if (v->bytes) memcpy(v->data, b->data + offset, v->bytes);
+    }
+    return true;
 }
 
 void gr_input_free(gr_input *l) {

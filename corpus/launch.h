@@ -67,6 +67,9 @@ typedef struct gr_input_arg {
     gr_elem_type type; /* scalars */
     uint64_t bits;     /* scalars: the value's bits, zero-extended (f32 as its 32 bits) */
     int buffer;        /* buffers: index into gr_input.buffers, else -1 */
+    uint64_t offset;   /* buffers: where the pointer points, in bytes from the buffer's start.
+                        * Pointer arguments into one allocation of a program share its buffer
+                        * (each with its offset; `type` is then the argument's element type) */
     uint8_t *bytes;    /* aggregates */
     uint32_t nbytes;
 } gr_input_arg;
@@ -113,6 +116,17 @@ uint16_t gr_float_to_half(float f);
  * small or `i` is out of range. */
 size_t gr_input_arg_bytes(const gr_input *in, int i, const uint64_t *buffer_addr, uint8_t *out,
                           size_t cap);
+
+/* Whether pointer argument `i` points past its buffer's start or shares its buffer with an
+ * earlier argument (it then reads the buffer as its own `type`); whether any argument does: what
+ * witness version 2 can say and a spec (one buffer per pointer) cannot. */
+bool gr_input_arg_aliased(const gr_input *in, int i);
+bool gr_input_has_aliases(const gr_input *in);
+/* What each pointer argument sees, one buffer per argument as a spec describes launches: the
+ * bytes from where it points to the end of its buffer, as its own element type (a tail that is
+ * not a whole element is dropped). Launch, scalars and schedule are copied. False when out of
+ * memory. */
+bool gr_input_views(const gr_input *in, gr_input *out);
 
 /* Deep equality (argument names are not compared): dimensions, schedule, argument bits, buffer types, counts and bytes. */
 bool gr_input_equal(const gr_input *a, const gr_input *b);

@@ -326,10 +326,22 @@ static bool parse_dims(spec_ctx *c, const char *path, json_t *v, gr_int_domain d
     return true;
 }
 
+/* "comment": free text that says why (derived specs say what the recordings showed). */
+static bool parse_comment(spec_ctx *c, const char *path, json_t *obj, const char **out) {
+    json_t *v = json_object_get(obj, "comment");
+    if (!v) return true;
+    char p[SPEC_PATH];
+    join(p, sizeof p, path, "comment");
+    if (!json_is_string(v)) return spec_fail(c, p, "expected a string, found %s", json_kind(v));
+    *out = gr_arena_strdup(&c->spec->arena, json_string_value(v));
+    return *out != NULL || gr_fail(c->err, GR_ERR_NOMEM, "out of memory");
+}
+
 static bool parse_launch(spec_ctx *c, json_t *v) {
-    static const char *const keys[] = {"grid", "block", "shared", NULL};
+    static const char *const keys[] = {"grid", "block", "shared", "comment", NULL};
     if (!json_is_object(v)) return spec_fail(c, "launch", "expected an object, found %s", json_kind(v));
     if (!check_keys(c, "launch", v, keys)) return false;
+    if (!parse_comment(c, "launch", v, &c->spec->launch_comment)) return false;
     static const int64_t grid_max[3] = {2147483647, 65535, 65535};
     static const int64_t block_max[3] = {1024, 1024, 64};
     json_t *g = json_object_get(v, "grid"), *b = json_object_get(v, "block"),
@@ -386,8 +398,8 @@ static bool parse_scalar(spec_ctx *c, const char *path, json_t *v, gr_param_spec
         obj = wrapped;
     }
     bool ok = true;
-    static const char *const keys[] = {"type", "value", "range", "choices", "prefer", NULL};
-    ok = check_keys(c, path, obj, keys);
+    static const char *const keys[] = {"type", "value", "range", "choices", "prefer", "comment", NULL};
+    ok = check_keys(c, path, obj, keys) && parse_comment(c, path, obj, &ps->comment);
     json_t *t = json_object_get(obj, "type");
     if (ok && t) {
         join(p, sizeof p, path, "type");
@@ -675,8 +687,8 @@ static bool parse_buffer(spec_ctx *c, const char *path, json_t *v, gr_param_spec
                          const gr_kernel_param *kp, json_t **csr_keys_seen) {
     char p[SPEC_PATH];
     if (!json_is_object(v)) return spec_fail(c, path, "expected an object, found %s", json_kind(v));
-    static const char *const keys[] = {"type", "length", "generator", "output", "tolerance", NULL};
-    if (!check_keys(c, path, v, keys)) return false;
+    static const char *const keys[] = {"type", "length", "generator", "output", "tolerance", "comment", NULL};
+    if (!check_keys(c, path, v, keys) || !parse_comment(c, path, v, &ps->comment)) return false;
     *csr_keys_seen = v;
     json_t *t = json_object_get(v, "type");
     if (t) {
@@ -1064,6 +1076,7 @@ bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
             ok = spec_fail(&c, "reference", "expected the name of a sequential reference function");
         else spec->reference = gr_arena_strdup(&spec->arena, json_string_value(v));
     }
+    if (ok) ok = parse_comment(&c, "", root, &spec->comment);
     if (ok && (v = json_object_get(root, "limits"))) ok = parse_limits(&c, v);
     if (ok && (v = json_object_get(root, "launch"))) ok = parse_launch(&c, v);
     if (ok && (v = json_object_get(root, "params"))) {

@@ -106,6 +106,7 @@ typedef struct gr_param_spec {
     uint64_t max_count;      /* upper bound of the element count over all launches */
     /* by-value structs */
     uint32_t nbytes;
+    const char *comment;     /* "comment" in the JSON (what a derived spec saw), or NULL */
 } gr_param_spec;
 
 typedef struct gr_spec {
@@ -118,6 +119,8 @@ typedef struct gr_spec {
     const char **precondition_text;
     int npreconditions;
     const char *reference;   /* sequential reference function, or NULL */
+    const char *comment;     /* the top-level "comment", or NULL */
+    const char *launch_comment; /* launch.comment, or NULL */
     uint64_t max_total_bytes;
     /* Evaluation order of scalars and buffer lengths: entries are parameter indices, each
      * after everything it depends on. */
@@ -150,5 +153,12 @@ void gr_spec_print_assumptions(const gr_spec *spec, gr_strbuf *out);
  * buffer counts equal to their lengths, generator invariants (permutations, sorted, unique,
  * index ranges, CSR consistency), preconditions. The error says which field is off. */
 bool gr_spec_check_launch(const gr_spec *spec, const gr_input *launch, gr_error *err);
+/* Everything but buffer contents: launch, scalars, lengths, preconditions. An input that breaks
+ * only contents (a repeated value in a permutation) keeps the spec's structure. */
+bool gr_spec_check_structure(const gr_spec *spec, const gr_input *launch, gr_error *err);
+/* Only the launch shape: grid, block and shared bytes within their domains (shared bytes and
+ * domains that use other values are evaluated with the launch's own). What an amplified search
+ * never leaves: a launch shape the kernel is not written for. */
+bool gr_spec_check_shape(const gr_spec *spec, const gr_input *launch, gr_error *err);
 
 #endif

@@ -108,6 +108,7 @@ static json_t *param_json(const gr_spec *s, const gr_param_spec *ps) {
         } else {
             domain_into(o, &ps->idom);
         }
+        if (ps->comment) json_object_set_new(o, "comment", json_string(ps->comment));
         return o;
     }
     if (ps->gen.kind == GR_GEN_CSR_NEIGHBORS) return o; /* its graph says everything */
@@ -121,6 +122,7 @@ static json_t *param_json(const gr_spec *s, const gr_param_spec *ps) {
         if (ps->tol_ulp > 0) json_object_set_new(t, "ulp", json_integer(ps->tol_ulp));
         json_object_set_new(o, "tolerance", t);
     }
+    if (ps->comment) json_object_set_new(o, "comment", json_string(ps->comment));
     return o;
 }
 
@@ -135,7 +137,9 @@ bool gr_spec_to_json(const gr_spec *s, gr_strbuf *out, gr_error *err) {
     if (!root) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     json_object_set_new(root, "version", json_integer(1));
     json_object_set_new(root, "kernel", json_string(s->kernel ? s->kernel : ""));
+    if (s->comment) json_object_set_new(root, "comment", json_string(s->comment));
     json_t *launch = json_object();
+    if (s->launch_comment) json_object_set_new(launch, "comment", json_string(s->launch_comment));
     json_object_set_new(launch, "grid", dims_json(s->grid));
     json_object_set_new(launch, "block", dims_json(s->block));
     json_object_set_new(launch, "shared", domain_json(&s->shared));

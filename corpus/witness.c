@@ -110,7 +110,7 @@ bool gr_witness_to_json(const gr_witness *w, gr_strbuf *out, gr_error *err) {
     bool ok = root != NULL;
     if (ok) {
         json_object_set_new(root, "format", json_string(GR_WITNESS_FORMAT));
-        json_object_set_new(root, "version", json_integer(GR_WITNESS_VERSION));
+        json_object_set_new(root, "version", json_integer(gr_input_has_aliases(in) ? 2 : 1));
         json_object_set_new(root, "tool", json_pack("{ss}", "version", w->tool_version ? w->tool_version : "unknown"));
         json_t *opts = json_array();
         for (int i = 0; i < w->ncompile_options; i++) json_array_append_new(opts, json_string(w->compile_options[i]));
@@ -148,6 +148,10 @@ bool gr_witness_to_json(const gr_witness *w, gr_strbuf *out, gr_error *err) {
             } else if (a->kind == GR_INPUT_BUFFER) {
                 json_object_set_new(o, "kind", json_string("buffer"));
                 json_object_set_new(o, "buffer", json_integer(a->buffer));
+                if (gr_input_arg_aliased(in, i)) {
+                    json_object_set_new(o, "offset", json_integer((json_int_t)a->offset));
+                    json_object_set_new(o, "type", json_string(gr_elem_name(a->type)));
+                }
             } else {
                 char *b = gr_base64_encode(a->bytes, a->nbytes);
                 ok = b != NULL;
@@ -194,6 +198,14 @@ bool gr_witness_to_json(const gr_witness *w, gr_strbuf *out, gr_error *err) {
             json_array_append_new(fs, o);
         }
         json_object_set_new(root, "findings", fs);
+        const gr_witness_origin *og = &w->origin;
+        if (og->kind) {
+            json_t *o = json_pack("{ss}", "origin", og->kind);
+            if (og->seed) json_object_set_new(o, "seed", json_string(og->seed));
+            if (og->spec) json_object_set_new(o, "spec", json_string(og->spec));
+            if (og->assumption) json_object_set_new(o, "assumption", json_string(og->assumption));
+            json_object_set_new(root, "input", o);
+        }
         if (w->nverdicts) {
             json_t *vs = json_array();
             for (int i = 0; i < w->nverdicts; i++)
@@ -224,6 +236,7 @@ bool gr_witness_save(const gr_witness *w, const char *path, gr_error *err) {
 typedef struct loader {
     const char *file;
     gr_error *err;
+    int64_t version;
 } loader;
 
 static bool bad(loader *l, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -492,19 +505,31 @@ static bool load_input(loader *l, json_t *root, gr_input *in) {
             }
             ok = ok && check_value(l, json_object_get(a, "value"), p, ia->type, ia->bits);
         } else if (strcmp(kind_s, "buffer") == 0) {
-            static const char *const keys[] = {"name", "kind", "buffer", NULL};
-            int64_t b;
+            /* version 2: pointers into one allocation share its buffer, each with its offset */
+            static const char *const keys1[] = {"name", "kind", "buffer", NULL};
+            static const char *const keys2[] = {"name", "kind", "buffer", "offset", "type", NULL};
+            int64_t b, offset = 0;
             ia->kind = GR_INPUT_BUFFER;
-            ok = only_keys(l, p, a, keys) && get_int(l, a, p, "buffer", 0, in->nbuffers - 1, &b);
+            ok = only_keys(l, p, a, l->version >= 2 ? keys2 : keys1) &&
+                 get_int(l, a, p, "buffer", 0, in->nbuffers - 1, &b);
             if (ok) {
                 ia->buffer = (int)b;
                 ia->type = in->buffers[b].type;
                 uses[b]++;
                 char q[80];
                 snprintf(q, sizeof q, "%s.buffer", p);
-                if (in->buffers[b].param != i) ok = bad(l, q, "buffers[%lld] belongs to argument %d", (long long)b, in->buffers[b].param);
-                else if (uses[b] > 1) ok = bad(l, q, "buffers[%lld] is used twice", (long long)b);
+                if (l->version < 2 && in->buffers[b].param != i)
+                    ok = bad(l, q, "buffers[%lld] belongs to argument %d", (long long)b, in->buffers[b].param);
+                else if (l->version < 2 && uses[b] > 1)
+                    ok = bad(l, q, "buffers[%lld] is used twice", (long long)b);
+                else if (uses[b] == 1 && in->buffers[b].param != i)
+                    ok = bad(l, q, "buffers[%lld] names argument %d as its first user, not this one", (long long)b,
+                             in->buffers[b].param);
             }
+            if (ok && json_object_get(a, "offset"))
+                ok = get_int(l, a, p, "offset", 0, (int64_t)in->buffers[ia->buffer].bytes, &offset);
+            ia->offset = (uint64_t)offset;
+            if (ok && json_object_get(a, "type")) ok = get_type(l, a, p, &ia->type);
         } else if (strcmp(kind_s, "bytes") == 0) {
             static const char *const keys[] = {"name", "kind", "base64", NULL};
             ia->kind = GR_INPUT_BYTES;
@@ -631,13 +656,13 @@ static bool load_findings(loader *l, json_t *root, gr_witness *w) {
 bool gr_witness_parse(gr_witness *w, const char *text, const char *file, const uint64_t *expected_hash, bool force,
                       gr_error *err) {
     memset(w, 0, sizeof *w);
-    loader l = {file, err};
+    loader l = {file, err, 0};
     json_error_t jerr;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) return gr_fail_at(err, GR_ERR_INPUT, file, jerr.line, jerr.column, "invalid JSON: %s", jerr.text);
     bool ok = true;
     static const char *const keys[] = {"format", "version", "tool", "kernel", "backend", "launch", "schedule",
-                                       "arguments", "buffers", "findings", "oracle", NULL};
+                                       "arguments", "buffers", "findings", "oracle", "input", NULL};
     json_t *v, *kernel = NULL, *tool = NULL;
     int64_t version;
     if (!json_is_object(root)) ok = bad(&l, "", "a witness is a JSON object");
@@ -645,8 +670,10 @@ bool gr_witness_parse(gr_witness *w, const char *text, const char *file, const u
     if (ok && strcmp(json_string_value(v), GR_WITNESS_FORMAT) != 0)
         ok = bad(&l, "format", "'%s' is not \"%s\"", json_string_value(v), GR_WITNESS_FORMAT);
     ok = ok && get_int(&l, root, "", "version", 0, INT32_MAX, &version);
-    if (ok && version != GR_WITNESS_VERSION)
-        ok = bad(&l, "version", "this gpurace reads witness version %d, not %lld", GR_WITNESS_VERSION, (long long)version);
+    if (ok && (version < GR_WITNESS_VERSION_MIN || version > GR_WITNESS_VERSION))
+        ok = bad(&l, "version", "this gpurace reads witness versions %d to %d, not %lld", GR_WITNESS_VERSION_MIN,
+                 GR_WITNESS_VERSION, (long long)version);
+    l.version = ok ? version : 0;
     ok = ok && only_keys(&l, "", root, keys);
     ok = ok && (tool = need(&l, root, "", "tool", JSON_OBJECT));
     static const char *const tkeys[] = {"version", NULL};
@@ -709,6 +736,17 @@ bool gr_witness_parse(gr_witness *w, const char *text, const char *file, const u
     }
     ok = ok && get_string(&l, root, "", "backend", &w->backend);
     ok = ok && load_input(&l, root, &w->input) && load_findings(&l, root, w);
+    if (ok && (v = json_object_get(root, "input"))) {
+        static const char *const okeys[] = {"origin", "seed", "spec", "assumption", NULL};
+        gr_witness_origin *og = &w->origin;
+        ok = json_is_object(v) ? only_keys(&l, "input", v, okeys) : bad(&l, "input", "expected an object");
+        ok = ok && get_string(&l, v, "input", "origin", &og->kind) && get_opt_string(&l, v, "input", "seed", &og->seed) &&
+             get_opt_string(&l, v, "input", "spec", &og->spec) &&
+             get_opt_string(&l, v, "input", "assumption", &og->assumption);
+        if (ok && strcmp(og->kind, "recorded") != 0 && strcmp(og->kind, "spec") != 0 &&
+            strcmp(og->kind, "outside-spec") != 0 && strcmp(og->kind, "inferred-spec") != 0)
+            ok = bad(&l, "input.origin", "unknown origin '%s' (recorded, spec, outside-spec, inferred-spec)", og->kind);
+    }
     json_decref(root);
     if (!ok) gr_witness_free(w);
     return ok;
@@ -734,6 +772,10 @@ void gr_witness_free(gr_witness *w) {
     for (int i = 0; i < w->ncompile_options; i++) free(w->compile_options[i]);
     free(w->compile_options);
     free(w->source_file);
+    free(w->origin.kind);
+    free(w->origin.seed);
+    free(w->origin.spec);
+    free(w->origin.assumption);
     for (int i = 0; w->linked_files && i < w->nlinked_files; i++) free(w->linked_files[i]);
     free(w->linked_files);
     gr_input_free(&w->input);

@@ -18,7 +18,11 @@
 #include "jit/signature/signature.h"
 
 #define GR_WITNESS_FORMAT "gpurace-witness"
-#define GR_WITNESS_VERSION 1
+/* Version 1: one buffer per pointer argument. Version 2 adds pointer arguments that share a
+ * buffer or point past its start (`offset`, the argument's `type`); a witness is written as
+ * version 1 whenever it needs nothing of version 2, and both versions load. */
+#define GR_WITNESS_VERSION 2
+#define GR_WITNESS_VERSION_MIN 1
 /* kernel.linked_files: at most as many as the command line takes FILEs */
 enum { GR_WITNESS_MAX_LINKED = 63 };
 
@@ -51,6 +55,15 @@ typedef struct gr_witness_verdict {
     char *detail;     /* may be NULL */
 } gr_witness_verdict;
 
+/* Where a witness's input came from, so a finding on it says what it depends on (the optional
+ * "input" object; all NULL when the witness does not say). */
+typedef struct gr_witness_origin {
+    char *kind;       /* "recorded", "spec", "outside-spec", "inferred-spec" */
+    char *seed;       /* the recorded launch (seed file) the input was derived from, or NULL */
+    char *spec;       /* the spec it was judged against ("derived from DIR", a file), or NULL */
+    char *assumption; /* what the input needed beyond the spec, in words, or NULL */
+} gr_witness_origin;
+
 typedef struct gr_witness {
     char *tool_version;
     uint64_t source_hash; /* FNV-1a 64 of the kernel source (common/hash.h) */
@@ -68,6 +81,7 @@ typedef struct gr_witness {
     int nfindings;
     gr_witness_verdict *verdicts; /* optional */
     int nverdicts;
+    gr_witness_origin origin;     /* optional */
 } gr_witness;
 
 bool gr_witness_to_json(const gr_witness *w, gr_strbuf *out, gr_error *err);

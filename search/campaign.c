@@ -36,12 +36,22 @@ gr_campaign_finding *gr_campaign_claim(gr_campaign_stats *s, uint64_t signature,
             continue;
         }
         f->job = job;
+        atomic_fetch_add(&f->occurrences, 1);
         if (record && record_bytes)
             memcpy(f->record, record,
                    record_bytes < sizeof f->record ? record_bytes : sizeof f->record);
         atomic_fetch_add(&s->claimed, 1);
         atomic_store(&f->state, GR_CAMPAIGN_CLAIMED);
         return f;
+    }
+    return NULL;
+}
+
+gr_campaign_finding *gr_campaign_find(gr_campaign_stats *s, uint64_t signature) {
+    for (int i = 0; i < GR_CAMPAIGN_MAX_FINDINGS; i++) {
+        uint64_t cur = atomic_load(&s->table[i].signature);
+        if (cur == signature) return &s->table[i];
+        if (cur == 0) return NULL; /* claims fill the table from the front */
     }
     return NULL;
 }

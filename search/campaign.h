@@ -55,6 +55,7 @@ typedef struct gr_campaign_finding {
     _Atomic uint64_t signature;
     _Atomic uint32_t state;
     _Atomic uint32_t minimizing; /* 1 while its worker is shrinking the saved witness */
+    _Atomic uint64_t occurrences; /* executions that showed it (any worker counts) */
     int32_t job;
     uint32_t saves;              /* witness versions written: 1 as found, 2+ after minimizing */
     char path[GR_CAMPAIGN_PATH_MAX];
@@ -129,6 +130,9 @@ void gr_campaign_summary_free(gr_campaign_summary *s);
  * the table is full: the finding then counts as unsaved, never as absent). */
 gr_campaign_finding *gr_campaign_claim(gr_campaign_stats *s, uint64_t signature, int job,
                                        const void *record, size_t record_bytes);
+/* The entry that claimed `signature`, or NULL: a worker counts its occurrences there, and
+ * decides whether a finding's root cause is known already. */
+gr_campaign_finding *gr_campaign_find(gr_campaign_stats *s, uint64_t signature);
 /* The claimed finding's witness is on disk at `path` (called again after each replacement). */
 void gr_campaign_saved(gr_campaign_stats *s, gr_campaign_finding *f, const char *path);
 /* The claimed finding could not be saved. */

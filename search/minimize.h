@@ -26,6 +26,20 @@ typedef struct gr_minimize_stats {
     int accepted; /* reductions kept */
 } gr_minimize_stats;
 
+/* A minimization that runs a few tries at a time: a campaign interleaves it with the search, so
+ * minimizing never takes the search's time in one piece. The walk resumes where the last step
+ * stopped; a whole gr_minimize_input is one step with the whole budget. */
+typedef struct gr_minimizer gr_minimizer;
+gr_minimizer *gr_minimizer_new(const gr_codec *codec, const gr_input *start, gr_minimize_pred pred,
+                               void *ctx, int max_tries, gr_error *err);
+/* Runs up to `tries` predicate evaluations, for at most `max_seconds` (0: no limit); true when
+ * the minimization is over (nothing smaller left to try, or its try budget spent). */
+bool gr_minimizer_step(gr_minimizer *m, int tries, double max_seconds);
+bool gr_minimizer_done(const gr_minimizer *m);
+const gr_input *gr_minimizer_best(const gr_minimizer *m);
+gr_minimize_stats gr_minimizer_stats(const gr_minimizer *m);
+void gr_minimizer_free(gr_minimizer *m);
+
 /* `codec` may be NULL (no repair of candidates that break the spec; those are skipped).
  * `*out` gets the smallest input found (a copy of `start` at worst). */
 bool gr_minimize_input(const gr_codec *codec, const gr_input *start, gr_minimize_pred pred,

@@ -102,6 +102,10 @@ gr_report_finding *gr_report_add(gr_report *r, const gr_report_finding *f, gr_er
         if (!g->witness && f->witness) g->witness = gr_report_strdup(r, f->witness);
         if (!g->reproducer && f->reproducer) g->reproducer = gr_report_strdup(r, f->reproducer);
         if (!g->note && f->note) g->note = gr_report_strdup(r, f->note);
+        if (!g->input && f->input) {
+            g->input = gr_report_strdup(r, f->input);
+            g->input_note = gr_report_strdup(r, f->input_note);
+        }
         return g;
     }
     if (r->nfindings == r->cap) {
@@ -128,6 +132,8 @@ gr_report_finding *gr_report_add(gr_report *r, const gr_report_finding *f, gr_er
     g->kernel = gr_report_strdup(r, kernel);
     g->suppressed_by = gr_report_strdup(r, f->suppressed_by);
     g->note = gr_report_strdup(r, f->note);
+    g->input = gr_report_strdup(r, f->input);
+    g->input_note = gr_report_strdup(r, f->input_note);
     g->launch.schedule = gr_report_strdup(r, f->launch.schedule);
     g->launch.backend = gr_report_strdup(r, f->launch.backend);
     g->launch.detector = gr_report_strdup(r, f->launch.detector);
@@ -262,6 +268,8 @@ gr_report_counts gr_report_count(const gr_report *r) {
             continue;
         }
         c.total++;
+        if (f->severity == GR_SEVERITY_WARNING) c.warnings++;
+        else c.errors++;
         if ((unsigned)f->cls < GR_REPORT_NCLASSES) c.by_class[f->cls]++;
         c.occurrences += f->count;
     }
@@ -282,10 +290,11 @@ bool gr_report_write(const char *path, const gr_strbuf *text, gr_error *err) {
 }
 
 bool gr_fail_on_parse(const char *text, gr_fail_on *out, gr_error *err) {
-    if (strcmp(text, "any") == 0) *out = GR_FAIL_ON_ANY;
+    if (strcmp(text, "error") == 0) *out = GR_FAIL_ON_ERROR;
+    else if (strcmp(text, "any") == 0) *out = GR_FAIL_ON_ANY;
     else if (strcmp(text, "race") == 0) *out = GR_FAIL_ON_RACE;
     else if (strcmp(text, "none") == 0) *out = GR_FAIL_ON_NONE;
-    else return gr_fail(err, GR_ERR_USAGE, "--fail-on must be race, any or none, not '%s'", text);
+    else return gr_fail(err, GR_ERR_USAGE, "--fail-on must be error, any, race or none, not '%s'", text);
     return true;
 }
 
@@ -293,5 +302,6 @@ int gr_report_exit_status(const gr_report *r, gr_fail_on mode) {
     if (mode == GR_FAIL_ON_NONE) return 0;
     gr_report_counts c = gr_report_count(r);
     if (mode == GR_FAIL_ON_RACE) return c.by_class[GR_REPORT_RACE] > 0 ? 1 : 0;
+    if (mode == GR_FAIL_ON_ERROR) return c.errors > 0 ? 1 : 0;
     return c.total > 0 ? 1 : 0;
 }

@@ -123,6 +123,13 @@ typedef struct gr_report_finding {
      * (replays 0: not replayed). A finding that did not reproduce is still reported. */
     int replays, reproduced;
     const char *note;            /* one line the user must read: e.g. why it was not saved */
+    /* What the finding depends on (an amplified search, a search under an inferred spec):
+     * "recorded" (a launch the program's own tests make), "spec" (an input within the spec the
+     * tests do not make), "outside-spec" (an input the spec does not allow: a warning), or
+     * "inferred-spec" (a spec gpurace guessed); NULL when not said. `input_note` says it in
+     * words: which recorded launch, which spec, the assumption the input needed. */
+    const char *input;
+    const char *input_note;
     /* Set by suppression (cli/report/suppress.h); suppressed findings are not rendered. */
     bool suppressed;
     const char *suppressed_by;   /* "source comment at f.cu:12", "suppressions.txt:3" */
@@ -188,6 +195,7 @@ typedef struct gr_report_counts {
     size_t total;
     size_t by_class[GR_REPORT_NCLASSES];
     size_t suppressed;
+    size_t errors, warnings;     /* unsuppressed entries by severity */
     uint64_t occurrences;
 } gr_report_counts;
 gr_report_counts gr_report_count(const gr_report *r);
@@ -237,12 +245,15 @@ bool gr_report_write(const char *path, const gr_strbuf *text, gr_error *err);
 /* ---- exit status ------------------------------------------------------------------------------- */
 
 typedef enum gr_fail_on {
-    GR_FAIL_ON_ANY = 0, /* every unsuppressed finding fails (the default contract) */
-    GR_FAIL_ON_RACE,    /* only races fail */
-    GR_FAIL_ON_NONE,    /* findings never fail; errors still do */
+    GR_FAIL_ON_ERROR = 0, /* every unsuppressed finding of severity error fails (the default):
+                           * warnings (volatile races, findings that need an assumption) are
+                           * reported and do not fail */
+    GR_FAIL_ON_ANY,       /* every unsuppressed finding fails, warnings too */
+    GR_FAIL_ON_RACE,      /* only races fail (errors and warnings) */
+    GR_FAIL_ON_NONE,      /* findings never fail; errors still do */
 } gr_fail_on;
 
-/* "race", "any", "none" (the --fail-on values); usage error otherwise. */
+/* "error", "any", "race", "none" (the --fail-on values); usage error otherwise. */
 bool gr_fail_on_parse(const char *text, gr_fail_on *out, gr_error *err);
 /* 0 or 1 per the command-line contract and `mode` (errors are the caller's: 2 or 3). */
 int gr_report_exit_status(const gr_report *r, gr_fail_on mode);

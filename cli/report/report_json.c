@@ -149,6 +149,12 @@ static json_t *finding_json(const gr_report *r, const gr_report_finding *f) {
         json_object_set_new(o, "reproduction", rep);
     }
     set_str(o, "note", f->note);
+    if (f->input) {
+        json_t *in = json_object();
+        json_object_set_new(in, "origin", json_string(f->input));
+        set_str(in, "note", f->input_note);
+        json_object_set_new(o, "input", in);
+    }
     set_str(o, "kernel", f->kernel ? f->kernel : r->kernel);
     if (f->launch.known) json_object_set_new(o, "launch", gr_report_finding_launch_json(f));
     json_object_set_new(o, "count", json_integer((json_int_t)f->count));

@@ -250,6 +250,7 @@ static json_t *result_json(const gr_report *r, const gr_report_finding *f, const
         gr_strbuf_appendf(&msg, "; conflicts with [the access on line %d](1)", f->secondary.line);
     if (f->synchronization) gr_strbuf_appendf(&msg, ". Cause: %s", f->synchronization);
     if (f->manifests) gr_strbuf_appendf(&msg, ". Manifests: %s", f->manifests);
+    if (f->input_note) gr_strbuf_appendf(&msg, ". Input: %s", f->input_note);
     gr_strbuf_putc(&msg, '.');
     json_object_set_new(res, "message",
                         json_pack("{s:o}", "text", gr_report_json_text(gr_strbuf_cstr(&msg))));

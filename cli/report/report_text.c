@@ -185,6 +185,7 @@ static void render_finding(text_ctx *t, const gr_report *r, const gr_report_find
         gr_strbuf_appendf(o, "  = reproduced: in %d of %d replay%s of the witness\n", f->reproduced,
                           f->replays, f->replays == 1 ? "" : "s");
     if (f->note) gr_strbuf_appendf(o, "  = note: %s\n", f->note);
+    if (f->input_note) gr_strbuf_appendf(o, "  = input: %s\n", f->input_note);
     if (f->witness) gr_strbuf_appendf(o, "  = witness: %s\n", f->witness);
     if (f->reproducer) gr_strbuf_appendf(o, "  = reproducer: %s\n", f->reproducer);
     if (f->count > 1) gr_strbuf_appendf(o, "  = seen %" PRIu64 " times\n", f->count);
@@ -207,6 +208,12 @@ void gr_report_render_summary(const gr_report *r, bool color, gr_strbuf *out) {
             first = false;
         }
         gr_strbuf_putc(out, ')');
+        if (c.warnings == c.total)
+            gr_strbuf_append(out, c.total == 1 ? ", a warning" : ", all warnings");
+        else if (c.warnings == 1)
+            gr_strbuf_append(out, ", 1 of them a warning");
+        else if (c.warnings)
+            gr_strbuf_appendf(out, ", %zu of them warnings", c.warnings);
     }
     if (c.suppressed) gr_strbuf_appendf(out, ", %zu suppressed", c.suppressed);
     if (r->dropped)

@@ -105,15 +105,24 @@ bool gr_run_launch_write(const char *dir, const gr_run_launch_record *r, gr_erro
     return write_json(dir, name, o, err);
 }
 
-bool gr_run_fatal_write(const char *dir, const gr_run_fatal_record *r, int seq, gr_error *err) {
+static bool write_problem(const char *dir, const char *prefix, const gr_run_fatal_record *r, int seq,
+                          gr_error *err) {
     json_t *o = json_object();
     json_object_set_new(o, "pid", json_integer(r->pid));
     set_str(o, "kind", r->kind);
     set_str(o, "function", r->function);
     set_str(o, "message", r->message);
     char name[96];
-    snprintf(name, sizeof name, "fatal-%d-%04d.json", r->pid, seq);
+    snprintf(name, sizeof name, "%s-%d-%04d.json", prefix, r->pid, seq);
     return write_json(dir, name, o, err);
+}
+
+bool gr_run_fatal_write(const char *dir, const gr_run_fatal_record *r, int seq, gr_error *err) {
+    return write_problem(dir, "fatal", r, seq, err);
+}
+
+bool gr_run_note_write(const char *dir, const gr_run_fatal_record *r, int seq, gr_error *err) {
+    return write_problem(dir, "note", r, seq, err);
 }
 
 /* ---- reading ------------------------------------------------------------------------------- */
@@ -303,5 +312,6 @@ gr_run_record_kind gr_run_record_kind_of(const char *name) {
     if (n < 6 || strcmp(name + n - 5, ".json") != 0) return GR_RUN_RECORD_NONE;
     if (strncmp(name, "launch-", 7) == 0) return GR_RUN_RECORD_LAUNCH;
     if (strncmp(name, "fatal-", 6) == 0) return GR_RUN_RECORD_FATAL;
+    if (strncmp(name, "note-", 5) == 0) return GR_RUN_RECORD_NOTE;
     return GR_RUN_RECORD_NONE;
 }

@@ -10,6 +10,8 @@
  *   launch-<pid>-<n>.json   a launch with findings not seen before in that process
  *   fatal-<pid>-<n>.json    something gpurace could not do (an unimplemented runtime function,
  *                           a kernel without PTX, PTX the simulator does not support, ...)
+ *   note-<pid>-<n>.json     something the user should know that is not a failure (launches a
+ *                           recording left out over its cap)
  *   counters-<pid>.bin      the process's counters, a shared mapping updated in place after
  *                           every launch (so a crash loses none; the parent reads it for
  *                           progress and the summary)
@@ -34,6 +36,9 @@
 #define GR_RUN_ENV_SCHEDULE "GPURACE_RUN_SCHEDULE"     /* exec/backend.h spelling */
 #define GR_RUN_ENV_WARP_MODEL "GPURACE_RUN_WARP_MODEL" /* its or lockstep */
 #define GR_RUN_ENV_SOURCES "GPURACE_RUN_SOURCES"       /* PTX files from --source, one per line */
+#define GR_RUN_ENV_RECORD "GPURACE_RUN_RECORD"         /* --record DIR: every distinct launch as a seed */
+#define GR_RUN_ENV_RECORD_MAX "GPURACE_RUN_RECORD_MAX" /* at most N seeds per kernel */
+#define GR_RUN_ENV_RECORD_BYTES "GPURACE_RUN_RECORD_BYTES" /* at most N bytes of seeds per kernel */
 
 /* The status a program ends with when gpurace's runtime had to stop it (an unimplemented
  * runtime function): the fatal record says why. */
@@ -73,7 +78,7 @@ typedef struct gr_run_fatal_record {
     char *message;  /* one or more lines for the user */
 } gr_run_fatal_record;
 
-enum { GR_RUN_COUNTERS_MAGIC = 0x47524331, GR_RUN_COUNTERS_VERSION = 1 };
+enum { GR_RUN_COUNTERS_MAGIC = 0x47524331, GR_RUN_COUNTERS_VERSION = 2 };
 
 typedef struct gr_run_counters {
     uint32_t magic, version;
@@ -85,6 +90,9 @@ typedef struct gr_run_counters {
     uint64_t thread_instructions; /* simulated, summed over threads */
     double launch_seconds;        /* wall time spent running launches */
     int32_t modules, kernels;     /* modules loaded, kernels launched */
+    uint64_t recorded;            /* --record: launches saved as seeds */
+    uint64_t record_repeats;      /* launches equal to one recorded before */
+    uint64_t record_left_out;     /* distinct launches over a kernel's cap, not saved */
 } gr_run_counters;
 
 bool gr_run_launch_write(const char *dir, const gr_run_launch_record *r, gr_error *err);
@@ -95,6 +103,8 @@ void gr_run_launch_free(gr_run_launch_record *r);
 bool gr_run_fatal_write(const char *dir, const gr_run_fatal_record *r, int seq, gr_error *err);
 bool gr_run_fatal_read(const char *path, gr_run_fatal_record *r, gr_error *err);
 void gr_run_fatal_free(gr_run_fatal_record *r);
+/* Notes have the fields of fatal records (kind "record-cap", ...) and end nothing. */
+bool gr_run_note_write(const char *dir, const gr_run_fatal_record *r, int seq, gr_error *err);
 
 /* The process's counters as a shared mapping of DIR/counters-<pid>.bin (zeroed, magic set);
  * stores into it reach the file even when the process crashes. */
@@ -108,6 +118,7 @@ typedef enum gr_run_record_kind {
     GR_RUN_RECORD_LAUNCH,
     GR_RUN_RECORD_FATAL,
     GR_RUN_RECORD_COUNTERS,
+    GR_RUN_RECORD_NOTE,
 } gr_run_record_kind;
 gr_run_record_kind gr_run_record_kind_of(const char *file_name);
 

@@ -10,6 +10,10 @@
 /* Per-launch budget when the parent gives none: real programs' launches are larger than the
  * search's, so more than the backend's default. */
 #define DEFAULT_STEP_BUDGET 1000000000ull
+/* --record caps per kernel when the parent gives none: enough distinct launches to derive a spec
+ * from, without a long test suite filling the disk. */
+#define DEFAULT_RECORD_MAX 64ull
+#define DEFAULT_RECORD_BYTES (64ull << 20)
 
 static char *dup_env(const char *name) {
     const char *v = getenv(name);
@@ -53,6 +57,9 @@ bool cr_config_read(cr_config *c, gr_error *err) {
     c->findings_dir = dup_env(GR_RUN_ENV_FINDINGS);
     if (!c->findings_dir && c->run_dir) c->findings_dir = strdup(c->run_dir);
     c->step_budget = DEFAULT_STEP_BUDGET;
+    c->record_dir = dup_env(GR_RUN_ENV_RECORD);
+    c->record_max = DEFAULT_RECORD_MAX;
+    c->record_bytes = DEFAULT_RECORD_BYTES;
     c->detector = GR_DETECTOR_FSM;
     c->confirm = GR_CONFIRM_AUTO;
     c->warp_model = GR_WARP_ITS;
@@ -60,7 +67,9 @@ bool cr_config_read(cr_config *c, gr_error *err) {
         !split_lines(getenv(GR_RUN_ENV_SOURCES), &c->sources, &c->nsources))
         return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     if (!parse_u64(GR_RUN_ENV_LAUNCHES, &c->max_checked, err) ||
-        !parse_u64(GR_RUN_ENV_STEP_BUDGET, &c->step_budget, err))
+        !parse_u64(GR_RUN_ENV_STEP_BUDGET, &c->step_budget, err) ||
+        !parse_u64(GR_RUN_ENV_RECORD_MAX, &c->record_max, err) ||
+        !parse_u64(GR_RUN_ENV_RECORD_BYTES, &c->record_bytes, err))
         return false;
     const char *d = getenv(GR_RUN_ENV_DETECTOR);
     if (d && *d) {
@@ -83,6 +92,7 @@ bool cr_config_read(cr_config *c, gr_error *err) {
 void cr_config_free(cr_config *c) {
     free(c->run_dir);
     free(c->findings_dir);
+    free(c->record_dir);
     for (int i = 0; i < c->nkernels; i++) free(c->kernels[i]);
     free(c->kernels);
     for (int i = 0; i < c->nsources; i++) free(c->sources[i]);

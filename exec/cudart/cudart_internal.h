@@ -90,6 +90,7 @@ typedef struct cr_module {
     bool from_source;      /* compiled from a --source file by `gpurace run` */
     uint64_t hash;         /* FNV-1a of the PTX text (witnesses' source hash) */
     char *file;            /* its PTX file in the findings folder, once written */
+    char *seed_file;       /* its PTX file in the recording folder, once written */
     ptx_module *ir;        /* parsed on first use */
     gr_kernel_list sigs;
     ptx_srcmap *srcmap;
@@ -120,6 +121,9 @@ typedef struct cr_kernel {
     int max_dynamic_shared; /* cudaFuncAttributeMaxDynamicSharedMemorySize; -1: not set (the
                              * 48 KiB a block has without opting in, less the static part) */
     int carveout;          /* cudaFuncAttributePreferredSharedMemoryCarveout */
+    /* --record: this kernel's seeds so far (those of earlier processes of the run included) */
+    bool seeds_counted;
+    uint64_t seeds, seed_bytes, seeds_left_out;
 } cr_kernel;
 
 typedef struct cr_var {
@@ -165,6 +169,9 @@ typedef struct cr_config {
     gr_schedule schedule;
     char **sources;        /* PTX files compiled from --source */
     int nsources;
+    char *record_dir;      /* --record: every distinct launch of a checked kernel as a seed */
+    uint64_t record_max;   /* seeds per kernel */
+    uint64_t record_bytes; /* seed bytes per kernel */
 } cr_config;
 
 typedef struct cr_process {
@@ -197,6 +204,10 @@ typedef struct cr_process {
     struct gr_run_counters *counters; /* the shared copy `gpurace run` reads (channel.h) */
     uint64_t *seen;        /* finding signatures recorded so far (a set, open addressing) */
     size_t nseen, seen_cap;
+    uint64_t *seeds_seen;  /* --record: hashes of the launches recorded so far (a set) */
+    size_t nseeds_seen, seeds_seen_cap;
+    uint64_t recorded, record_repeats, record_left_out;
+    int note_seq;
     int fatal_seq;
     bool fatal_reported_unimplemented;
 } cr_process;
@@ -254,6 +265,9 @@ struct gr_run_buffer;
 void cr_record_launch(cr_process *p, const cr_kernel *k, const gr_launch *L,
                       const gr_launch_result *res, const gr_input *in,
                       const struct gr_run_buffer *buffers, int nbuffers);
+/* --record: saves the launch's input as a seed unless an equal launch was recorded before or
+ * the kernel's cap is reached (a note says so, once per kernel). Failing to save is fatal. */
+void cr_record_seed(cr_process *p, cr_kernel *k, const gr_input *in);
 /* The search's signature of a finding (class, instructions, race kind). */
 uint64_t cr_finding_signature(const gr_finding *f);
 /* Writes the module's PTX into the findings folder once (its file name goes to m->file). */

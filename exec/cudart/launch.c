@@ -139,9 +139,10 @@ static void buffers_free(gr_run_buffer *b, int n) {
     free(b);
 }
 
-/* The launch's input as corpus/launch.h describes one: what a witness replays. A pointer
- * argument becomes the bytes from where it points to the end of its allocation (arguments into
- * one allocation become separate buffers; a pointer into no allocation an empty one). */
+/* The launch's input as corpus/launch.h describes one: what a witness replays and a recording
+ * keeps. A pointer argument becomes the bytes of the allocation it points into, with its offset
+ * there; pointer arguments into one allocation share that buffer (a race between them then
+ * replays); a pointer into no allocation gets an empty buffer. */
 static bool capture_input(cr_process *p, const cr_kernel *k, const gr_launch *L, void **args,
                           gr_input *in) {
     const gr_kernel_sig *sig = k->sig;
@@ -154,7 +155,8 @@ static bool capture_input(cr_process *p, const cr_kernel *k, const gr_launch *L,
                                        L->schedule.depth ? L->schedule.depth : 3};
     in->args = calloc((size_t)sig->nparams + 1, sizeof *in->args);
     in->buffers = calloc((size_t)sig->nparams + 1, sizeof *in->buffers);
-    if (!in->args || !in->buffers) goto oom;
+    const cr_alloc **alloc_of = calloc((size_t)sig->nparams + 1, sizeof *alloc_of);
+    if (!in->args || !in->buffers || !alloc_of) goto oom;
     for (int i = 0; i < sig->nparams; i++) {
         const gr_kernel_param *prm = &sig->params[i];
         gr_input_arg *a = &in->args[in->nargs++];
@@ -168,18 +170,30 @@ static bool capture_input(cr_process *p, const cr_kernel *k, const gr_launch *L,
             const cr_alloc *al = cr_memory_find(&p->mem, ptr);
             gr_elem_type t = GR_ELEM_U8;
             if (!(prm->elem_type && gr_elem_parse(prm->elem_type, &t))) t = GR_ELEM_U8;
-            uint64_t bytes = al ? al->addr + al->size - ptr : 0;
-            if (bytes % (uint64_t)gr_elem_size(t)) t = GR_ELEM_U8;
+            a->kind = GR_INPUT_BUFFER;
+            a->type = t;
+            alloc_of[i] = al;
+            int shared = -1;
+            for (int j = 0; j < i && al && shared < 0; j++)
+                if (alloc_of[j] == al) shared = in->args[j].buffer;
+            if (shared >= 0) {
+                a->buffer = shared;
+                a->offset = ptr - al->addr;
+                continue;
+            }
+            uint64_t bytes = al ? al->size : 0, offset = al ? ptr - al->addr : 0;
+            uint64_t es = (uint64_t)gr_elem_size(t);
             gr_input_buffer *b = &in->buffers[in->nbuffers];
             b->name = strdup(a->name);
             b->param = i;
-            b->type = t;
-            b->count = bytes / (uint64_t)gr_elem_size(t);
+            b->type = bytes % es || offset % es ? GR_ELEM_U8 : t;
+            b->count = bytes / (uint64_t)gr_elem_size(b->type);
             b->bytes = bytes;
             b->output = true;
             if (!b->name || (bytes && !(b->data = malloc(bytes)))) goto oom;
-            if (bytes) memcpy(b->data, al->host + (ptr - al->addr), bytes);
-            a->kind = GR_INPUT_BUFFER;
+            if (bytes) memcpy(b->data, al->host, bytes);
+            if (b->type != t && !offset) a->type = b->type; /* read as bytes, like the buffer */
+            a->offset = offset;
             a->buffer = in->nbuffers++;
         } else if (prm->kind == GR_PARAM_AGGREGATE) {
             a->kind = GR_INPUT_BYTES;
@@ -193,8 +207,10 @@ static bool capture_input(cr_process *p, const cr_kernel *k, const gr_launch *L,
             memcpy(&a->bits, args[i], n < sizeof a->bits ? n : sizeof a->bits);
         }
     }
+    free(alloc_of);
     return true;
 oom:
+    free(alloc_of);
     gr_input_free(in);
     return false;
 }
@@ -252,8 +268,14 @@ cudaError_t cr_launch(cr_process *p, cr_kernel *k, dim3 grid, dim3 block, void *
     p->launches++;
     if (detect) p->checked++;
 
+    /* the input is captured before the launch changes it: for a witness, and for --record */
+    bool record = p->cfg.record_dir && k->checked;
     gr_input in;
-    bool have_input = detect && capture_input(p, k, &L, args, &in);
+    bool have_input = (detect || record) && capture_input(p, k, &L, args, &in);
+    if (record && !have_input)
+        cr_fatal(p, "not-saved", k->name, "--record: out of memory capturing a launch of %s", k->name);
+    else if (record)
+        cr_record_seed(p, k, &in);
     gr_launch_result res;
     gr_error err = GR_ERROR_INIT;
     struct timespec t0, t1;

@@ -175,7 +175,7 @@ void cr_register_kernel(cr_process *p, int image, const void *host_fun, const ch
         return;
     }
     p->kernels = grown;
-    p->kernels[p->nkernels++] = (cr_kernel){host_fun, copy, image, -1, NULL, 0, false, false, -1, -1};
+    p->kernels[p->nkernels++] = (cr_kernel){host_fun, copy, image, -1, NULL, 0, false, false, -1, -1, false, 0, 0, 0};
 }
 
 void cr_register_var(cr_process *p, int image, const void *host_var, const char *name,
@@ -531,6 +531,7 @@ void cr_modules_free(cr_process *p) {
         free(m->unit);
         free(m->options);
         free(m->file);
+        free(m->seed_file);
     }
     free(p->modules);
     p->modules = NULL;

@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "common/file.h"
 #include "common/hash.h"
+#include "common/strbuf.h"
 #include "corpus/witness.h"
 #include "exec/cudart/channel.h"
 #include "exec/cudart/cudart_internal.h"
@@ -42,6 +44,9 @@ void cr_publish_counters(cr_process *p, bool finished) {
     int modules = 0;
     for (int i = 0; i < p->nmodules; i++) modules += p->modules[i].backend != NULL;
     c->modules = modules;
+    c->recorded = p->recorded;
+    c->record_repeats = p->record_repeats;
+    c->record_left_out = p->record_left_out;
     c->finished = finished;
 }
 
@@ -50,22 +55,27 @@ static bool ensure_dir(const char *dir, gr_error *err) {
     return gr_fail(err, GR_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
 }
 
-bool cr_save_module(cr_process *p, cr_module *m, gr_error *err) {
-    if (m->file || !p->cfg.findings_dir) return true;
-    if (!ensure_dir(p->cfg.findings_dir, err)) return false;
+/* Writes the module's PTX into `dir` once (UNIT-HASH.ptx); `*file` gets the file's name. */
+static bool save_module_into(const char *dir, cr_module *m, char **file, gr_error *err) {
+    if (*file || !dir) return true;
+    if (!ensure_dir(dir, err)) return false;
     char name[320];
     const char *unit = m->unit ? m->unit : "module";
     const char *slash = strrchr(unit, '/');
     snprintf(name, sizeof name, "%s-%016" PRIx64 ".ptx", slash ? slash + 1 : unit, m->hash);
-    size_t n = strlen(p->cfg.findings_dir) + strlen(name) + 2;
+    size_t n = strlen(dir) + strlen(name) + 2;
     char *path = malloc(n);
     if (!path) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
-    snprintf(path, n, "%s/%s", p->cfg.findings_dir, name);
+    snprintf(path, n, "%s/%s", dir, name);
     struct stat st;
     bool ok = stat(path, &st) == 0 || gr_write_file_atomic(path, m->ptx, m->ptx_len, err);
     free(path);
-    if (ok) m->file = strdup(name);
-    return ok && m->file;
+    if (ok) *file = strdup(name);
+    return ok && *file;
+}
+
+bool cr_save_module(cr_process *p, cr_module *m, gr_error *err) {
+    return save_module_into(p->cfg.findings_dir, m, &m->file, err);
 }
 
 /* ---- findings ------------------------------------------------------------------------------ */
@@ -102,31 +112,34 @@ uint64_t cr_finding_signature(const gr_finding *f) {
     return h ? h : 1;
 }
 
-/* Adds `sig` to the set of recorded signatures; false when it was there already. */
-static bool remember(cr_process *p, uint64_t sig) {
-    if ((p->nseen + 1) * 2 > p->seen_cap) {
-        size_t cap = p->seen_cap ? p->seen_cap * 2 : 64;
-        uint64_t *grown = calloc(cap, sizeof *grown);
+/* Adds `v` (not 0) to a set of hashes (open addressing); false when it was there already. */
+static bool set_add(uint64_t **set, size_t *n, size_t *cap, uint64_t v) {
+    if ((*n + 1) * 2 > *cap) {
+        size_t grown_cap = *cap ? *cap * 2 : 64;
+        uint64_t *grown = calloc(grown_cap, sizeof *grown);
         if (!grown) return true; /* record it again rather than lose it */
-        for (size_t i = 0; i < p->seen_cap; i++) {
-            if (!p->seen[i]) continue;
-            size_t s = p->seen[i] & (cap - 1);
-            while (grown[s]) s = (s + 1) & (cap - 1);
-            grown[s] = p->seen[i];
+        for (size_t i = 0; i < *cap; i++) {
+            if (!(*set)[i]) continue;
+            size_t s = (*set)[i] & (grown_cap - 1);
+            while (grown[s]) s = (s + 1) & (grown_cap - 1);
+            grown[s] = (*set)[i];
         }
-        free(p->seen);
-        p->seen = grown;
-        p->seen_cap = cap;
+        free(*set);
+        *set = grown;
+        *cap = grown_cap;
     }
-    size_t s = sig & (p->seen_cap - 1);
-    while (p->seen[s]) {
-        if (p->seen[s] == sig) return false;
-        s = (s + 1) & (p->seen_cap - 1);
+    size_t s = v & (*cap - 1);
+    while ((*set)[s]) {
+        if ((*set)[s] == v) return false;
+        s = (s + 1) & (*cap - 1);
     }
-    p->seen[s] = sig;
-    p->nseen++;
+    (*set)[s] = v;
+    (*n)++;
     return true;
 }
+
+/* Adds `sig` to the set of recorded signatures; false when it was there already. */
+static bool remember(cr_process *p, uint64_t sig) { return set_add(&p->seen, &p->nseen, &p->seen_cap, sig); }
 
 static const char *space_word(uint8_t s) {
     switch (s) {
@@ -279,4 +292,131 @@ void cr_record_launch(cr_process *p, const cr_kernel *k, const gr_launch *L,
         gr_error_clear(&err);
     }
     free(witness);
+}
+
+/* ---- recording launches as seeds (--record) ------------------------------------------------ */
+
+/* What makes two launches the same seed: everything but the schedule and the names. */
+static uint64_t launch_hash(const cr_kernel *k, const gr_input *in) {
+    uint64_t h = gr_hash64(k->name, strlen(k->name));
+    h = gr_hash_bytes(h, in->grid, sizeof in->grid);
+    h = gr_hash_bytes(h, in->block, sizeof in->block);
+    h = gr_hash_bytes(h, &in->shared_bytes, sizeof in->shared_bytes);
+    for (int i = 0; i < in->nargs; i++) {
+        const gr_input_arg *a = &in->args[i];
+        uint64_t fields[5] = {(uint64_t)a->kind, (uint64_t)a->type, a->bits, (uint64_t)(int64_t)a->buffer, a->offset};
+        h = gr_hash_bytes(h, fields, sizeof fields);
+        if (a->kind == GR_INPUT_BYTES && a->nbytes) h = gr_hash_bytes(h, a->bytes, a->nbytes);
+    }
+    for (int i = 0; i < in->nbuffers; i++) {
+        const gr_input_buffer *b = &in->buffers[i];
+        uint64_t fields[2] = {(uint64_t)b->type, b->bytes};
+        h = gr_hash_bytes(h, fields, sizeof fields);
+        if (b->bytes) h = gr_hash_bytes(h, b->data, b->bytes);
+    }
+    return h ? h : 1;
+}
+
+static uint64_t input_bytes(const gr_input *in) {
+    uint64_t n = 0;
+    for (int i = 0; i < in->nbuffers; i++) n += in->buffers[i].bytes;
+    return n;
+}
+
+/* The seeds an earlier process of the run left in the kernel's folder count toward its cap. */
+static void count_existing_seeds(cr_kernel *k, const char *kdir) {
+    k->seeds_counted = true;
+    DIR *d = opendir(kdir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, "launch-", 7) != 0 || n < 12 || strcmp(e->d_name + n - 5, ".json") != 0) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", kdir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0) continue;
+        k->seeds++;
+        k->seed_bytes += (uint64_t)st.st_size * 3 / 4; /* base64 text: about the buffers' bytes */
+    }
+    closedir(d);
+}
+
+static void note(cr_process *p, const char *kind, const char *function, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void note(cr_process *p, const char *kind, const char *function, const char *fmt, ...) {
+    char message[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    gr_run_fatal_record r = {p->pid, (char *)kind, (char *)function, message};
+    gr_error err = GR_ERROR_INIT;
+    if (!p->cfg.run_dir || !gr_run_note_write(p->cfg.run_dir, &r, ++p->note_seq, &err)) {
+        fprintf(stderr, "gpurace: %s\n", message);
+        gr_error_clear(&err);
+    }
+}
+
+void cr_record_seed(cr_process *p, cr_kernel *k, const gr_input *in) {
+    const char *dir = p->cfg.record_dir;
+    if (!dir) return;
+    uint64_t h = launch_hash(k, in);
+    if (!set_add(&p->seeds_seen, &p->nseeds_seen, &p->seeds_seen_cap, h)) {
+        p->record_repeats++;
+        return;
+    }
+    cr_module *m = &p->modules[k->module];
+    gr_error err = GR_ERROR_INIT;
+    /* seeds/KERNEL/launch-HASH.json, the module's PTX next to the kernels' folders (spec derive
+     * reads which special registers a kernel uses from it) */
+    gr_strbuf kdir = GR_STRBUF_INIT, path = GR_STRBUF_INIT;
+    gr_strbuf_appendf(&kdir, "%s/%s", dir, k->name);
+    gr_strbuf_appendf(&path, "%s/launch-%016" PRIx64 ".json", gr_strbuf_cstr(&kdir), h);
+    if (!k->seeds_counted) count_existing_seeds(k, gr_strbuf_cstr(&kdir));
+    struct stat st;
+    uint64_t bytes = input_bytes(in);
+    char *pretty = NULL;
+    if (stat(gr_strbuf_cstr(&path), &st) == 0) { /* an earlier process recorded it */
+        p->record_repeats++;
+    } else if (k->seeds >= p->cfg.record_max || k->seed_bytes + bytes > p->cfg.record_bytes) {
+        p->record_left_out++;
+        if (k->seeds_left_out++ == 0) {
+            pretty = gr_demangle(k->name);
+            note(p, "record-cap", k->name,
+                 "--record: distinct launches of %s beyond the first %" PRIu64 " (%" PRIu64
+                 " bytes of buffers) are left out of %s (raise --record-max or --record-bytes to keep "
+                 "more; the launches are still checked)",
+                 pretty ? pretty : k->name, k->seeds, k->seed_bytes, dir);
+        }
+    } else if (!ensure_dir(dir, &err) || !ensure_dir(gr_strbuf_cstr(&kdir), &err) ||
+               !save_module_into(dir, m, &m->seed_file, &err)) {
+        cr_fatal(p, "not-saved", k->name, "--record: cannot save a launch of %s in %s: %s", k->name, dir,
+                 err.message ? err.message : "I/O error");
+    } else {
+        gr_witness w = {0};
+        w.tool_version = (char *)GPURACE_VERSION;
+        w.source_hash = m->hash;
+        w.kernel = k->sig && k->sig->qualified ? k->sig->qualified : k->name;
+        w.backend = (char *)"sim";
+        w.input = *in;
+        char *options = m->options;
+        if (options) {
+            w.compile_options = &options;
+            w.ncompile_options = 1;
+        }
+        w.origin.kind = (char *)"recorded";
+        if (gr_witness_save(&w, gr_strbuf_cstr(&path), &err)) {
+            k->seeds++;
+            k->seed_bytes += bytes;
+            p->recorded++;
+        } else {
+            cr_fatal(p, "not-saved", k->name, "--record: cannot save a launch of %s: %s", k->name,
+                     err.message ? err.message : "I/O error");
+        }
+    }
+    gr_error_clear(&err);
+    free(pretty);
+    gr_strbuf_free(&kdir);
+    gr_strbuf_free(&path);
 }

@@ -252,8 +252,12 @@ Test(cli, step_budget_with_input, .timeout = 120) {
 Test(cli, out_of_bounds_past_an_assumed_length_says_so) {
     run_result r = run("check " GR_SOURCE_DIR "/tests/kernels/other/oob_read_past_end.cu --grid 1 "
                        "--block 32");
-    cr_assert_eq(r.status, 1, "%s", r.out);
+    /* a warning is reported and, with --fail-on error (the default), does not fail the run */
+    cr_assert_eq(r.status, 0, "%s", r.out);
     ASSERT_HAS(r, "warning: out-of-bounds");
     ASSERT_HAS(r, "were assumed");
+    free(r.out);
+    r = run("check " GR_SOURCE_DIR "/tests/kernels/other/oob_read_past_end.cu --grid 1 --block 32 --fail-on any");
+    cr_assert_eq(r.status, 1, "--fail-on any fails on warnings too:\n%s", r.out);
     free(r.out);
 }

@@ -211,7 +211,7 @@ static json_t *no_findings(json_t *r) { json_object_del(r, "findings"); return r
 
 Test(witness, every_field_is_validated_with_its_path) {
     expect_rejected("format", bad_format, "format: 'other' is not \"gpurace-witness\"");
-    expect_rejected("version", bad_version, "version: this gpurace reads witness version 1, not 9");
+    expect_rejected("version", bad_version, "version: this gpurace reads witness versions 1 to 2, not 9");
     expect_rejected("unknown", unknown_key, "launch.warps: unknown key");
     expect_rejected("block", big_block, "launch.block: more than 1024 threads");
     expect_rejected("short", short_buffer, "buffers[0].base64: decodes to 3 bytes, expected 308");
@@ -224,6 +224,86 @@ Test(witness, every_field_is_validated_with_its_path) {
     expect_rejected("twice", buffer_twice, "arguments[1].buffer: buffers[0] belongs to argument 0");
     expect_rejected("hash", bad_hash, "kernel.source_hash: 'xyz' is not 16 hexadecimal digits");
     expect_rejected("findings", no_findings, "findings: missing");
+}
+
+/* Version 2: pointer arguments into one allocation share its buffer, each at its offset. */
+Test(witness, pointers_into_one_allocation_share_a_buffer) {
+    gr_witness w;
+    make_witness(&w, 3);
+    gr_input *in = &w.input;
+    /* argument 2 (d, f64) moves into buffer 0 (out, f32: 77 elements, 308 bytes) at byte 8 */
+    int gone = in->args[2].buffer;
+    cr_assert_eq(gone, 2);
+    gr_input_buffer dropped = in->buffers[gone];
+    free(dropped.name);
+    free(dropped.data);
+    memmove(&in->buffers[gone], &in->buffers[gone + 1], (size_t)(in->nbuffers - gone - 1) * sizeof *in->buffers);
+    in->nbuffers--;
+    for (int i = 0; i < in->nargs; i++)
+        if (in->args[i].kind == GR_INPUT_BUFFER && in->args[i].buffer > gone) in->args[i].buffer--;
+    in->args[2].buffer = 0;
+    in->args[2].offset = 8;
+    in->args[2].type = GR_ELEM_F64;
+    cr_assert(gr_input_has_aliases(in));
+    gr_strbuf text = GR_STRBUF_INIT;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_witness_to_json(&w, &text, &err), "%s", err.message);
+    cr_assert(strstr(gr_strbuf_cstr(&text), "\"version\": 2"), "written as version 2:\n%s", gr_strbuf_cstr(&text));
+    gr_witness back;
+    cr_assert(gr_witness_parse(&back, gr_strbuf_cstr(&text), "w.json", NULL, false, &err), "%s", err.message);
+    cr_assert(gr_input_equal(in, &back.input));
+    cr_assert_eq(back.input.args[2].offset, 8);
+    cr_assert_eq(back.input.args[2].type, GR_ELEM_F64);
+    /* what each pointer sees: d views 300 bytes of out's 308 as 37 doubles */
+    gr_input views;
+    cr_assert(gr_input_views(&back.input, &views));
+    cr_assert_eq(views.nbuffers, 4);
+    const gr_input_buffer *d = &views.buffers[views.args[2].buffer];
+    cr_assert_eq(d->type, GR_ELEM_F64);
+    cr_assert_eq(d->count, 37);
+    cr_assert(memcmp(d->data, in->buffers[0].data + 8, 37 * 8) == 0);
+    cr_assert_not(gr_input_has_aliases(&views));
+    /* a version 1 witness cannot say it */
+    char *v1 = strdup(gr_strbuf_cstr(&text));
+    char *ver = strstr(v1, "\"version\": 2");
+    ver[11] = '1';
+    gr_witness old;
+    cr_assert_not(gr_witness_parse(&old, v1, "w.json", NULL, false, &err));
+    cr_assert(strstr(err.message, "arguments[2]"), "%s", err.message);
+    gr_error_clear(&err);
+    free(v1);
+    gr_input_free(&views);
+    gr_witness_free(&back);
+    gr_witness_free(&w);
+    gr_strbuf_free(&text);
+}
+
+/* The optional "input" object: where the input came from. */
+Test(witness, origin_round_trips) {
+    gr_witness w, back;
+    make_witness(&w, 4);
+    w.origin.kind = strdup("outside-spec");
+    w.origin.seed = strdup("seeds/k/launch-1.json");
+    w.origin.assumption = strdup("needs idx to repeat a value");
+    gr_strbuf text = GR_STRBUF_INIT;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_witness_to_json(&w, &text, &err));
+    cr_assert(strstr(gr_strbuf_cstr(&text), "\"version\": 1"), "no aliases: version 1");
+    cr_assert(gr_witness_parse(&back, gr_strbuf_cstr(&text), "w.json", NULL, false, &err), "%s", err.message);
+    cr_assert_str_eq(back.origin.kind, "outside-spec");
+    cr_assert_str_eq(back.origin.seed, "seeds/k/launch-1.json");
+    cr_assert_str_eq(back.origin.assumption, "needs idx to repeat a value");
+    cr_assert_null(back.origin.spec);
+    char *bad = strdup(gr_strbuf_cstr(&text));
+    char *o = strstr(bad, "outside-spec");
+    memcpy(o, "outside-abcd", 12);
+    gr_witness_free(&back);
+    cr_assert_not(gr_witness_parse(&back, bad, "w.json", NULL, false, &err));
+    cr_assert(strstr(err.message, "input.origin"), "%s", err.message);
+    gr_error_clear(&err);
+    free(bad);
+    gr_witness_free(&w);
+    gr_strbuf_free(&text);
 }
 
 /* A program of several files: kernel.file and kernel.linked_files survive a round trip, in

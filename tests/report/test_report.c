@@ -216,6 +216,14 @@ Test(model, exit_status_and_fail_on) {
     cr_assert_eq(gr_report_exit_status(&r, GR_FAIL_ON_RACE), 0);
     cr_assert(gr_fail_on_parse("race", &mode, &err));
     cr_assert_eq(mode, GR_FAIL_ON_RACE);
+    /* the default, error: a warning is reported and does not fail; an error does */
+    r.findings[0].severity = GR_SEVERITY_WARNING;
+    cr_assert_eq(gr_report_exit_status(&r, GR_FAIL_ON_ERROR), 0);
+    cr_assert_eq(gr_report_exit_status(&r, GR_FAIL_ON_ANY), 1);
+    r.findings[1].suppressed = false;
+    cr_assert_eq(gr_report_exit_status(&r, GR_FAIL_ON_ERROR), 1);
+    cr_assert(gr_fail_on_parse("error", &mode, &err));
+    cr_assert_eq(mode, GR_FAIL_ON_ERROR);
     cr_assert_not(gr_fail_on_parse("some", &mode, &err));
     cr_assert_eq(gr_error_exit_code(&err), 2);
     gr_error_clear(&err);
@@ -260,7 +268,7 @@ Test(text, quiet_is_the_summary_only) {
     sample_report(&r);
     r.findings[2].suppressed = true;
     char *t = render_text(&r, false, GR_REPORT_QUIET);
-    cr_assert_str_eq(t, "gpurace: 2 findings (2 race), 1 suppressed in kernel reduce_sum\n");
+    cr_assert_str_eq(t, "gpurace: 2 findings (2 race), 1 of them a warning, 1 suppressed in kernel reduce_sum\n");
     free(t);
     gr_report_free(&r);
 }

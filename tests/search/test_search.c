@@ -159,6 +159,48 @@ Test(minimize, shrinks_toward_the_boundary) {
     gr_input_free(&in);
 }
 
+/* The resumable minimizer: stepping it one try at a time (as a campaign does between executions)
+ * ends where one call with the whole budget ends, with the same number of tries. */
+Test(minimize, one_try_at_a_time_ends_where_one_call_ends) {
+    gr_input in;
+    memset(&in, 0, sizeof in);
+    in.grid[0] = 6, in.grid[1] = 1, in.grid[2] = 1;
+    in.block[0] = 300, in.block[1] = 1, in.block[2] = 1;
+    in.schedule.kind = GR_INPUT_SCHED_RANDOM;
+    in.args = calloc(1, sizeof *in.args);
+    in.nargs = 1;
+    in.args[0].kind = GR_INPUT_SCALAR;
+    in.args[0].type = GR_ELEM_I32;
+    in.args[0].bits = 777;
+    in.args[0].buffer = -1;
+    gr_input whole;
+    gr_minimize_stats whole_st;
+    cr_assert(gr_minimize_input(NULL, &in, needs_40_and_odd, NULL, 500, &whole, &whole_st, NULL));
+
+    gr_error err = GR_ERROR_INIT;
+    gr_minimizer *m = gr_minimizer_new(NULL, &in, needs_40_and_odd, NULL, 500, &err);
+    cr_assert_not_null(m, "%s", err.message);
+    int steps = 0, before = 0;
+    while (!gr_minimizer_step(m, 1, 0)) {
+        int now = gr_minimizer_stats(m).tries;
+        cr_assert_leq(now - before, 1, "a step of one try ran %d", now - before);
+        before = now;
+        cr_assert_lt(++steps, 1000, "the minimization never ends");
+    }
+    cr_expect(gr_minimizer_done(m));
+    const gr_input *best = gr_minimizer_best(m);
+    cr_expect_eq(best->grid[0], whole.grid[0]);
+    cr_expect_eq(best->block[0], whole.block[0], "block %u vs %u", best->block[0], whole.block[0]);
+    cr_expect_eq(best->args[0].bits, whole.args[0].bits);
+    cr_expect_eq(best->schedule.kind, whole.schedule.kind);
+    cr_expect_eq(gr_minimizer_stats(m).tries, whole_st.tries);
+    cr_expect_eq(gr_minimizer_stats(m).accepted, whole_st.accepted);
+    cr_expect_gt(steps, 10, "the walk was resumed many times (%d steps)", steps);
+    gr_minimizer_free(m);
+    gr_input_free(&whole);
+    gr_input_free(&in);
+}
+
 /* A file with two kernels: fuzz one with --kernel; replay finds the kernel in the witness, and
  * refuses the witness for the other kernel unless --force. */
 Test(replay, takes_the_kernel_from_the_witness, .timeout = 120) {
