@@ -535,11 +535,11 @@ static void derive_int_contents(deriver *d, int bi) {
         bool by_scalar = false;
         for (int s = 0; s < d->np && tl[0]; s++)
             by_scalar |= d->p[s].role == ROLE_INT && strcmp(d->p[s].name, tl) == 0;
-        char tn[TEXT], max[TEXT];
+        char tn[TEXT], max[TEXT + 16]; /* room for the name and the words around it */
         snprintf(tn, sizeof tn, "%s", by_scalar ? tl : d->p[target].name);
         if (by_scalar) snprintf(max, sizeof max, "%s - 1", tn);
         else snprintf(max, sizeof max, "len(%s) - 1", tn);
-        char what[TEXT];
+        char what[TEXT + 32];
         if (by_scalar) snprintf(what, sizeof what, "0 .. %s - 1", tn);
         else snprintf(what, sizeof what, "indices into %s", tn);
         if (some_count_at_least(d, bi, 2) && every_launch(d, bi, pairwise_distinct, NULL)) {
@@ -805,11 +805,11 @@ static void derive_preconditions(deriver *d) {
 }
 
 static json_t *launch_axis(deriver *d, bool grid, int a, char *why, size_t whylen) {
-    int64_t v[4096], dv[MAX_SHOWN];
+    int64_t v[4096] = {0}, dv[MAX_SHOWN] = {0};
     int n = d->n < 4096 ? d->n : 4096;
     for (int k = 0; k < n; k++) v[k] = grid ? d->views[k].grid[a] : d->views[k].block[a];
     int m = distinct(v, n, dv, MAX_SHOWN);
-    int64_t hi = dv[(m < MAX_SHOWN ? m : MAX_SHOWN) - 1];
+    int64_t hi = m > 0 ? dv[(m < MAX_SHOWN ? m : MAX_SHOWN) - 1] : 1;
     for (int k = 0; k < n; k++) hi = v[k] > hi ? v[k] : hi;
     bool reads = !d->reads.known || ((grid ? d->reads.nctaid : d->reads.ntid) >> a & 1);
     why[0] = '\0';
