@@ -103,6 +103,25 @@ static const command commands[] = {
      "not do its whole job (an unimplemented CUDA runtime function, a kernel without PTX, PTX\n"
      "the simulator does not run, the program killed by a signal); the program's own exit\n"
      "status is printed and put in the JSON report.\n"},
+    {"fix", cmd_fix,
+     "gpurace fix FILE [WITNESS|DIR] [-o PATCH] [--sarif F] [--spec F] [--search N]\n"
+     "            [--step-budget N] [--force] [--no-notes]",
+     "Proposes synchronization repairs for the findings the witnesses show (a WITNESS file, or\n"
+     "every witness of DIR; default gpurace-findings) and verifies each one: the patched source\n"
+     "is compiled and every witness replayed under its own and five other schedules, together\n"
+     "with N launches decoded from the spec (--search, default 8): the finding must be gone, no\n"
+     "new finding may appear, and runs without findings must leave the same outputs. Repairs,\n"
+     "cheapest first: widen a scope (atomicAdd_block -> atomicAdd, __threadfence_block ->\n"
+     "__threadfence), make a read-modify-write atomic (x += v -> atomicAdd), __syncwarp() for\n"
+     "lanes of one warp, __syncthreads() at a point every thread of the block reaches (never in\n"
+     "code whose condition differs between threads), split a statement that reads a neighbour's\n"
+     "element and writes its own, __threadfence() around a flag between blocks, and a barrier\n"
+     "moved out of a divergent branch. The verified fixes are printed as one unified diff\n"
+     "(standard output, or -o PATCH; apply with patch -p0); each finding's fix and its\n"
+     "verification, or 'no verified fix' with the reason, go to standard error, with notes on\n"
+     "barriers that look redundant over these inputs (--no-notes leaves them out). --sarif F\n"
+     "attaches each verified fix to its result (fixes). Exit status 1 when the witnesses show\n"
+     "findings (fixed or not: FILE is not changed), 0 when they show none.\n"},
     {"export", cmd_export, "gpurace export WITNESS -o repro.cu [--source FILE.cu]",
      "Writes a standalone CUDA program that embeds the kernel and the witness's inputs, launches\n"
      "it as recorded, prints an output digest, and with --repeat N reports whether outputs differ\n"
