@@ -427,7 +427,8 @@ bool gr_fix_candidates_for(const gr_src *s, const char *text, const gr_fix_findi
         return hoist_candidates(s, text, f, c);
     }
     if (strcmp(k->cls, "race") != 0) {
-        snprintf(c->why_none, sizeof c->why_none, "a %s is not a synchronization problem", k->cls);
+        snprintf(c->why_none, sizeof c->why_none,
+                 "this finding (%s) is not one synchronization repairs", k->cls);
         return true;
     }
     if (!k->line_a || !k->line_b) {

@@ -139,11 +139,11 @@ bool gr_repair(const gr_verify_config *c, const char *text, const gr_repair_opti
             if (v.verified) {
                 oc.verified = true;
                 oc.kind = cand->kind;
-                snprintf(oc.description, sizeof oc.description, "%s", cand->description);
+                /* the candidate's line numbers are the current text's */
+                snprintf(oc.description, sizeof oc.description, "%s%s", cand->description,
+                         h.n ? " (line numbers of the file with the fixes above applied)" : "");
                 snprintf(oc.detail, sizeof oc.detail, "%s", v.reason);
                 edits_to_original(&h, &cand->patch, &oc.original_edits);
-                /* the description's line numbers are the current text's: say so when they
-                 * differ from the original's */
                 gr_patch *np = realloc(h.patches, (size_t)(h.n + 1) * sizeof *np);
                 if (!np || !gr_patch_copy(&np[h.n], &cand->patch)) {
                     if (np) h.patches = np;
@@ -177,8 +177,10 @@ bool gr_repair(const gr_verify_config *c, const char *text, const gr_repair_opti
                          cands.why_no_barrier[0] ? cands.why_no_barrier : cands.why_none,
                          cands.why_no_barrier[0] && cands.why_none[0] ? "" : "");
             else
-                snprintf(oc.detail, sizeof oc.detail, "%s%s%s%s", cands.why_no_barrier[0] ? "no safe barrier point: " : "",
-                         cands.why_no_barrier, cands.why_no_barrier[0] ? "; " : "", rejected);
+                snprintf(oc.detail, sizeof oc.detail, "%s%s%s%s%s",
+                         cands.why_no_barrier[0] ? "no safe barrier point: " : "",
+                         cands.why_no_barrier, cands.why_no_barrier[0] ? "; " : "", rejected,
+                         h.n ? " (line numbers of the file with the fixes above applied)" : "");
         }
         gr_fix_candidates_free(&cands);
         if (!push_outcome(out, &oc)) {

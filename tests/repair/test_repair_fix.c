@@ -246,6 +246,37 @@ Test(repair_fix, fence_between_a_flag_and_its_data) {
     free(text);
 }
 
+Test(repair_fix, fence_in_a_last_block_reduction) {
+    char dir[64];
+    make_workdir(dir, sizeof dir, "last_block.cu");
+    warg a[] = {{"in", true, GR_ELEM_I32, 64, INIT_CONST, 2},
+                {"partial", true, GR_ELEM_I32, 4, INIT_ZEROS, 0},
+                {"total", true, GR_ELEM_I32, 1, INIT_ZEROS, 0},
+                {"n", false, GR_ELEM_I32, 0, INIT_ZEROS, 64}};
+    write_witness(dir, "last_block.cu", "sum_all", 4, 16, a, 4);
+    char *text = fix_apply_replay(dir, "last_block.cu", "fence");
+    cr_assert(strstr(text, "partial[blockIdx.x] = s;\n        __threadfence();\n"), "%s", text);
+    free(text);
+}
+
+/* The barrier before the final store orders nothing the store needs (each thread reads its own
+ * element): a note says so, and the patch leaves it alone. */
+Test(repair_fix, redundant_barrier_is_a_note) {
+    char dir[64];
+    make_workdir(dir, sizeof dir, "smooth.cu");
+    warg a[] = {{"in", true, GR_ELEM_I32, 64, INIT_IOTA, 0},
+                {"out", true, GR_ELEM_I32, 64, INIT_ZEROS, 0}};
+    write_witness(dir, "smooth.cu", "smooth_tile", 1, 64, a, 2);
+    run_result fix = sh(dir, GPURACE " fix smooth.cu witness.json -o fix.patch");
+    cr_assert_eq(fix.status, 1, "%s", fix.out);
+    ASSERT_HAS(fix, "smooth.cu:11: note: the __syncthreads() at line 11 looks redundant");
+    cr_assert_null(strstr(fix.out, "smooth.cu:7: note"), "the barrier after the load is needed:\n%s",
+                   fix.out);
+    run_result p = sh(dir, "grep -c '^-' fix.patch");
+    cr_assert_str_eq(p.out, "2\n", "the patch removes only line 10 (and the --- header):\n%s", p.out);
+    free(fix.out), free(p.out);
+}
+
 Test(repair_fix, no_safe_barrier_point_says_why) {
     char dir[64];
     make_workdir(dir, sizeof dir, "ragged_rows.cu");
