@@ -124,10 +124,9 @@ int cmd_fix(int argc, char **argv) {
     cli_report_options report = {0};
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest) return 3;
-    static const char *const value_opts[] = {"--kernel", "--arch", "--compiler", "-I", "-D",
-                                             "--json", "--sarif", "--spec", "-o", "--search",
-                                             "--step-budget", "--backend", "--suppressions",
-                                             "--fail-on", NULL};
+    static const char *const value_opts[] = {"--kernel", "--arch",   "--compiler",    "-I",
+                                             "-D",       "--sarif",  "--spec",        "-o",
+                                             "--search", "--backend", "--step-budget", NULL};
     int nrest = search_take_positional(argc, argv, value_opts, rest, &target);
     cli_source_options src = {0};
     const cli_opt_spec specs[] = {{"-o", CLI_VALUE, &out_path, NULL},

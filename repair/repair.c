@@ -51,8 +51,10 @@ static void try_notes(const gr_verify_config *c, const gr_verify_runs *base, con
                       const history *h, gr_fix_report *out, gr_error *err) {
     gr_src *s = gr_src_new(text);
     if (!s) return;
-    for (int l = 1; l <= gr_src_nlines(s) && out->nnotes < 16; l++) {
+    int tried = 0; /* each try is a compile and a full replay: a few barriers at most */
+    for (int l = 1; l <= gr_src_nlines(s) && tried < 16; l++) {
         if (!gr_src_is_barrier_line(s, l)) continue;
+        tried++;
         int orig = to_original(h, l);
         if (orig == 0) continue; /* one this repair put there */
         gr_patch p = {0};

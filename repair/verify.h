@@ -11,8 +11,8 @@
  *   - the target finding is gone from the runs of the user's inputs (no finding of its class
  *     on its lines, lines mapped back through the patch; a searched launch may keep it where
  *     the original showed it too, since its input can make the race inherent), and
- *   - no finding appears that the original did not show (a barrier that diverges, a new race,
- *     a hang), and
+ *   - no finding appears that the original did not show on the same input under some
+ *     schedule (a barrier that diverges, a new race, a hang), and
  *   - a run that showed no finding on the original leaves the same bytes in every buffer.
  * Anything else, a compile error included, is a rejection with its reason. */
 #ifndef GR_REPAIR_VERIFY_H

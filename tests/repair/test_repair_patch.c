@@ -86,3 +86,33 @@ Test(repair_source, barrier_points_follow_block_uniform_control) {
     cr_assert_not(a.whole_line, "the if shares its line");
     gr_src_free(s);
 }
+
+/* Text that is not valid C++ (unbalanced braces, unterminated comments and strings, stray
+ * tokens) never crashes the reader, and no point in it is called safe for a barrier unless it
+ * is in a kernel body. */
+Test(repair_source, malformed_text_is_read_safely) {
+    static const char *const texts[] = {
+        "", "}", "{{{", "__global__ void k( {", "__global__ void k() { if (x) { __syncthreads();",
+        "/* unterminated", "\"unterminated\n", "__global__ void k(int *a) { a[0] += ; }\n}\n}",
+        "#define X {\n__global__ void k() { for (;;) { break; } }\n", ")))(((", "x = = = ;",
+        "__global__ void k() { do { } while (threadIdx.x); __syncthreads(); }",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        gr_src *s = gr_src_new(texts[i]);
+        cr_assert(s);
+        for (int l = 0; l <= gr_src_nlines(s) + 1; l++) {
+            char why[400];
+            (void)gr_src_barrier_point(s, l, why, sizeof why);
+            gr_src_assign a;
+            (void)gr_src_assignment_on(s, l, &a);
+            int x, y;
+            (void)gr_src_loop_at(s, l, &x, &y);
+            (void)gr_src_divergent_block(s, l, &x, &y);
+            (void)gr_src_next_statement(s, l);
+            (void)gr_src_is_barrier_line(s, l);
+            gr_src_function f;
+            (void)gr_src_function_at(s, l, &f);
+        }
+        gr_src_free(s);
+    }
+}
