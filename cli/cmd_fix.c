@@ -17,6 +17,7 @@
 #include "cli/report_opts.h"
 #include "cli/search_cli.h"
 #include "common/file.h"
+#include "corpus/corpus_dir.h"
 #include "repair/repair.h"
 
 enum { FIX_MAX_THREADS_SEARCHED = 4096 };
@@ -114,6 +115,58 @@ static void print_outcomes(const char *file, const gr_fix_report *rep) {
     }
     for (int k = 0; k < rep->nnotes; k++)
         fprintf(stderr, "%s:%d: note: %s\n", file, rep->notes[k].line, rep->notes[k].text);
+}
+
+/* A genome file's name: its content hash in hex (16 digits from gpurace, 40 from libFuzzer). */
+static bool genome_name(const char *path) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n != 16 && n != 40) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!strchr("0123456789abcdef", base[i])) return false;
+    return true;
+}
+
+enum { FIX_MAX_GENOMES = 32 };
+
+/* Appends the decoded genomes of corpus folder `dir` (at most FIX_MAX_GENOMES) to *inputs,
+ * which grows past `reserved` entries as needed. */
+static bool add_corpus_genomes(search_session *s, const char *dir, gr_input **inputs, int *n,
+                               int *added, uint64_t reserved, gr_error *err) {
+    gr_corpus_listing l;
+    if (!gr_corpus_list(dir, &l, err)) return false;
+    bool ok = true;
+    for (int i = 0; ok && i < l.ngenomes && *added < FIX_MAX_GENOMES; i++) {
+        if (!genome_name(l.genomes[i])) continue;
+        size_t size = 0;
+        uint8_t *genome = (uint8_t *)gr_read_file(l.genomes[i], &size, err);
+        if (!genome) {
+            ok = false;
+            break;
+        }
+        gr_error derr = GR_ERROR_INIT;
+        gr_input in;
+        if (gr_codec_decode(&s->codec, genome, size, &in, &derr)) {
+            if (gr_input_threads(&in) > FIX_MAX_THREADS_SEARCHED) {
+                gr_input_free(&in);
+            } else {
+                gr_input *bigger = realloc(*inputs, ((size_t)*n + reserved + 1) * sizeof *bigger);
+                if (!bigger) {
+                    gr_input_free(&in);
+                    ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+                } else {
+                    *inputs = bigger;
+                    (*inputs)[(*n)++] = in;
+                    (*added)++;
+                }
+            }
+        }
+        gr_error_clear(&derr);
+        free(genome);
+    }
+    gr_corpus_listing_free(&l);
+    return ok;
 }
 
 int cmd_fix(int argc, char **argv) {
@@ -234,7 +287,12 @@ int cmd_fix(int argc, char **argv) {
         if (!ok) goto done_kernel;
         ninputs++;
     }
-    int ntargets = ninputs;
+    int ntargets = ninputs, ngenomes = 0;
+    /* a corpus folder's genomes (gpurace fuzz --corpus, libFuzzer): race-free inputs whose
+     * outputs a fix must keep */
+    if (S_ISDIR(st.st_mode) && s.have_codec && !add_corpus_genomes(&s, target, &inputs, &ninputs,
+                                                                   &ngenomes, nfiles + nsearch, &err))
+        goto done_kernel;
     /* a short bounded search: launches decoded from the spec, to verify on beyond the corpus */
     uint64_t seed = 0x6770726163656669ull; /* fixed: the same proof every time */
     for (uint64_t i = 0; s.have_codec && i < nsearch; i++) {
@@ -259,9 +317,11 @@ int cmd_fix(int argc, char **argv) {
                            s.run_opt, 5, ntargets};
     vc.run.open_backend = NULL; /* a proof runs on the simulator itself */
     gr_repair_options ro = {16, !no_notes};
-    fprintf(stderr, "fix: %d witness input%s and %d searched launch%s, 6 schedules each\n",
-            ntargets, ntargets == 1 ? "" : "s", ninputs - ntargets,
-            ninputs - ntargets == 1 ? "" : "es");
+    fprintf(stderr,
+            "fix: %d witness input%s, %d corpus input%s and %d searched launch%s, 6 schedules "
+            "each\n",
+            ntargets, ntargets == 1 ? "" : "s", ngenomes, ngenomes == 1 ? "" : "s",
+            ninputs - ntargets - ngenomes, ninputs - ntargets - ngenomes == 1 ? "" : "es");
     if (!gr_repair(&vc, s.loaded.source, &ro, &rep, &err)) goto done_kernel;
     print_outcomes(src.file, &rep);
     int fixed = 0;
