@@ -117,6 +117,24 @@ static void print_outcomes(const char *file, const gr_fix_report *rep) {
         fprintf(stderr, "%s:%d: note: %s\n", file, rep->notes[k].line, rep->notes[k].text);
 }
 
+/* Does the original kernel run `in` to its end? A launch that hangs or faults (a spin lock
+ * whose lock word starts taken) says nothing about a fix and costs a whole step budget in every
+ * run of every candidate: searched launches must finish. */
+static bool finishes(search_session *s, const gr_input *in) {
+    gr_error err = GR_ERROR_INIT;
+    gr_launch_result res;
+    if (!gr_runner_run(s->runner, in, &res, &err)) {
+        gr_error_clear(&err);
+        return false;
+    }
+    bool ok = res.status != GR_EXEC_HANG && res.status != GR_EXEC_TRAP;
+    for (int i = 0; i < res.nfindings; i++)
+        if (res.findings[i].cls == GR_FINDING_HANG || res.findings[i].cls == GR_FINDING_FAULT)
+            ok = false;
+    gr_launch_result_free(&res);
+    return ok;
+}
+
 /* A genome file's name: its content hash in hex (16 digits from gpurace, 40 from libFuzzer). */
 static bool genome_name(const char *path) {
     const char *base = strrchr(path, '/');
@@ -148,7 +166,7 @@ static bool add_corpus_genomes(search_session *s, const char *dir, gr_input **in
         gr_error derr = GR_ERROR_INIT;
         gr_input in;
         if (gr_codec_decode(&s->codec, genome, size, &in, &derr)) {
-            if (gr_input_threads(&in) > FIX_MAX_THREADS_SEARCHED) {
+            if (gr_input_threads(&in) > FIX_MAX_THREADS_SEARCHED || !finishes(s, &in)) {
                 gr_input_free(&in);
             } else {
                 gr_input *bigger = realloc(*inputs, ((size_t)*n + reserved + 1) * sizeof *bigger);
@@ -303,7 +321,8 @@ int cmd_fix(int argc, char **argv) {
         gr_error derr = GR_ERROR_INIT;
         gr_input in;
         if (gr_codec_decode(&s.codec, genome, size, &in, &derr)) {
-            if (gr_input_threads(&in) <= FIX_MAX_THREADS_SEARCHED) inputs[ninputs++] = in;
+            if (gr_input_threads(&in) <= FIX_MAX_THREADS_SEARCHED && finishes(&s, &in))
+                inputs[ninputs++] = in;
             else gr_input_free(&in);
         }
         gr_error_clear(&derr);

@@ -153,6 +153,10 @@ static char *fix_apply_replay(const char *dir, const char *file, const char *kin
     run_result s = sh(dir, "cat fix.sarif");
     ASSERT_HAS(s, "\"fixes\"");
     ASSERT_HAS(s, "insertedContent");
+    run_result v = sh(dir, "python3 " GR_SOURCE_DIR "/tests/report/validate.py " GR_SOURCE_DIR
+                           "/tests/report/data/sarif-schema-2.1.0.json fix.sarif");
+    cr_assert(v.status == 0 || v.status == 77, "the SARIF with fixes is valid 2.1.0:\n%s", v.out);
+    free(v.out);
     char path[600];
     snprintf(path, sizeof path, "%s/%s", dir, file);
     gr_error err = GR_ERROR_INIT;
@@ -208,6 +212,20 @@ Test(repair_fix, block_scope_atomic_widened_to_the_device) {
     write_witness(dir, "grid_total.cu", "grid_total", 2, 32, a, 3);
     char *text = fix_apply_replay(dir, "grid_total.cu", "widen-scope");
     cr_assert(strstr(text, "atomicAdd(total, in[i]);"), "%s", text);
+    free(text);
+}
+
+Test(repair_fix, block_scope_lock_widened_to_the_device) {
+    char dir[64];
+    make_workdir(dir, sizeof dir, "block_lock.cu");
+    warg a[] = {{"lock", true, GR_ELEM_I32, 1, INIT_ZEROS, 0},
+                {"log", true, GR_ELEM_I32, 4, INIT_ZEROS, 0},
+                {"count", true, GR_ELEM_I32, 1, INIT_ZEROS, 0}};
+    write_witness(dir, "block_lock.cu", "append_log", 3, 32, a, 3);
+    char *text = fix_apply_replay(dir, "block_lock.cu", "widen-scope");
+    cr_assert(strstr(text, "atomicCAS(lock, 0, 1)") && strstr(text, "atomicExch(lock, 0)"), "%s",
+              text);
+    cr_assert_null(strstr(text, "_block"), "%s", text);
     free(text);
 }
 
