@@ -264,10 +264,11 @@ bool gr_verify_candidate(const gr_verify_config *c, const gr_verify_runs *baseli
     out->verified = ok;
     if (ok)
         snprintf(out->reason, sizeof out->reason,
-                 "verified: %d runs (%d inputs x %d schedules) without the finding or a new one; "
-                 "outputs of %d race-free runs unchanged%s",
-                 out->runs, runs.ninputs, runs.ninputs ? runs.nruns / runs.ninputs : 0,
-                 out->outputs_compared,
+                 "verified: %d runs (%d input%s x %d schedules) without the finding or a new "
+                 "one; outputs of %d race-free run%s unchanged%s",
+                 out->runs, runs.ninputs, runs.ninputs == 1 ? "" : "s",
+                 runs.ninputs ? runs.nruns / runs.ninputs : 0, out->outputs_compared,
+                 out->outputs_compared == 1 ? "" : "s",
                  out->kept_in_search ? "; some searched launches still show it, as the original "
                                        "did on those inputs"
                                      : "");
