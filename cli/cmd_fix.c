@@ -20,7 +20,9 @@
 #include "corpus/corpus_dir.h"
 #include "repair/repair.h"
 
-enum { FIX_MAX_THREADS_SEARCHED = 4096 };
+/* Extra launches (searched, corpus) stay small and must finish within a short budget: each
+ * one runs under six schedules for every candidate. */
+enum { FIX_MAX_THREADS_SEARCHED = 1024, FIX_SCREEN_STEPS = 2000000 };
 
 static int cmp_path(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -120,10 +122,10 @@ static void print_outcomes(const char *file, const gr_fix_report *rep) {
 /* Does the original kernel run `in` to its end? A launch that hangs or faults (a spin lock
  * whose lock word starts taken) says nothing about a fix and costs a whole step budget in every
  * run of every candidate: searched launches must finish. */
-static bool finishes(search_session *s, const gr_input *in) {
+static bool finishes(gr_runner *screen, const gr_input *in) {
     gr_error err = GR_ERROR_INIT;
     gr_launch_result res;
-    if (!gr_runner_run(s->runner, in, &res, &err)) {
+    if (!screen || !gr_runner_run(screen, in, &res, &err)) {
         gr_error_clear(&err);
         return false;
     }
@@ -150,8 +152,9 @@ enum { FIX_MAX_GENOMES = 32 };
 
 /* Appends the decoded genomes of corpus folder `dir` (at most FIX_MAX_GENOMES) to *inputs,
  * which grows past `reserved` entries as needed. */
-static bool add_corpus_genomes(search_session *s, const char *dir, gr_input **inputs, int *n,
-                               int *added, uint64_t reserved, gr_error *err) {
+static bool add_corpus_genomes(search_session *s, gr_runner *screen, const char *dir,
+                               gr_input **inputs, int *n, int *added, uint64_t reserved,
+                               gr_error *err) {
     gr_corpus_listing l;
     if (!gr_corpus_list(dir, &l, err)) return false;
     bool ok = true;
@@ -166,7 +169,7 @@ static bool add_corpus_genomes(search_session *s, const char *dir, gr_input **in
         gr_error derr = GR_ERROR_INIT;
         gr_input in;
         if (gr_codec_decode(&s->codec, genome, size, &in, &derr)) {
-            if (gr_input_threads(&in) > FIX_MAX_THREADS_SEARCHED || !finishes(s, &in)) {
+            if (gr_input_threads(&in) > FIX_MAX_THREADS_SEARCHED || !finishes(screen, &in)) {
                 gr_input_free(&in);
             } else {
                 gr_input *bigger = realloc(*inputs, ((size_t)*n + reserved + 1) * sizeof *bigger);
@@ -247,6 +250,7 @@ int cmd_fix(int argc, char **argv) {
     memset(&rep, 0, sizeof rep);
     search_session s;
     bool session = false;
+    gr_runner *screen = NULL;
     gr_strbuf diff = {0};
     struct stat st;
     if (stat(target, &st) != 0) {
@@ -308,8 +312,15 @@ int cmd_fix(int argc, char **argv) {
     int ntargets = ninputs, ngenomes = 0;
     /* a corpus folder's genomes (gpurace fuzz --corpus, libFuzzer): race-free inputs whose
      * outputs a fix must keep */
-    if (S_ISDIR(st.st_mode) && s.have_codec && !add_corpus_genomes(&s, target, &inputs, &ninputs,
-                                                                   &ngenomes, nfiles + nsearch, &err))
+    /* extra launches are screened on a short step budget: one that spins costs little here */
+    gr_runner_options screen_opt = s.run_opt;
+    screen_opt.step_budget = FIX_SCREEN_STEPS;
+    gr_error serr = GR_ERROR_INIT;
+    screen = gr_runner_new(s.loaded.module, s.kernel, &screen_opt, &serr);
+    gr_error_clear(&serr);
+    if (S_ISDIR(st.st_mode) && s.have_codec &&
+        !add_corpus_genomes(&s, screen, target, &inputs, &ninputs, &ngenomes, nfiles + nsearch,
+                            &err))
         goto done_kernel;
     /* a short bounded search: launches decoded from the spec, to verify on beyond the corpus */
     uint64_t seed = 0x6770726163656669ull; /* fixed: the same proof every time */
@@ -321,7 +332,7 @@ int cmd_fix(int argc, char **argv) {
         gr_error derr = GR_ERROR_INIT;
         gr_input in;
         if (gr_codec_decode(&s.codec, genome, size, &in, &derr)) {
-            if (gr_input_threads(&in) <= FIX_MAX_THREADS_SEARCHED && finishes(&s, &in))
+            if (gr_input_threads(&in) <= FIX_MAX_THREADS_SEARCHED && finishes(screen, &in))
                 inputs[ninputs++] = in;
             else gr_input_free(&in);
         }
@@ -376,6 +387,7 @@ done:
     gr_fix_report_free(&rep);
     for (int i = 0; i < ninputs; i++) gr_input_free(&inputs[i]);
     free(inputs);
+    gr_runner_free(screen);
     if (session) search_session_close(&s);
     gr_report_free(&r);
     for (int i = 0; i < nfiles; i++) free(files[i]);
