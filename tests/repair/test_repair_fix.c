@@ -107,6 +107,13 @@ static void write_witness(const char *dir, const char *file, const char *kernel,
     free(src);
 }
 
+/* Removes a work folder once its test passed (a failing one stays for a look). */
+static void remove_workdir(const char *dir) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 typedef struct run_result {
     int status;
     char *out;
@@ -176,6 +183,7 @@ Test(repair_fix, barrier_at_the_end_of_a_reduction_loop) {
     char *text = fix_apply_replay(dir, "block_sum.cu", "barrier");
     cr_assert(strstr(text, "partial[tid + stride];\n        __syncthreads();\n    }"), "%s", text);
     free(text);
+    remove_workdir(dir);
 }
 
 Test(repair_fix, read_modify_write_becomes_atomic) {
@@ -188,6 +196,7 @@ Test(repair_fix, read_modify_write_becomes_atomic) {
     char *text = fix_apply_replay(dir, "histogram.cu", "atomic");
     cr_assert(strstr(text, "atomicAdd(&bins[bin], 1u);"), "%s", text);
     free(text);
+    remove_workdir(dir);
 }
 
 Test(repair_fix, split_a_neighbour_read_and_own_write) {
@@ -201,6 +210,7 @@ Test(repair_fix, split_a_neighbour_read_and_own_write) {
                            "    __syncthreads();\n    tile[t] = gr_fix_value_10;"),
               "%s", text);
     free(text);
+    remove_workdir(dir);
 }
 
 Test(repair_fix, block_scope_atomic_widened_to_the_device) {
@@ -213,6 +223,7 @@ Test(repair_fix, block_scope_atomic_widened_to_the_device) {
     char *text = fix_apply_replay(dir, "grid_total.cu", "widen-scope");
     cr_assert(strstr(text, "atomicAdd(total, in[i]);"), "%s", text);
     free(text);
+    remove_workdir(dir);
 }
 
 Test(repair_fix, block_scope_lock_widened_to_the_device) {
@@ -227,6 +238,7 @@ Test(repair_fix, block_scope_lock_widened_to_the_device) {
               text);
     cr_assert_null(strstr(text, "_block"), "%s", text);
     free(text);
+    remove_workdir(dir);
 }
 
 Test(repair_fix, syncwarp_for_lanes_of_one_warp) {
@@ -238,6 +250,7 @@ Test(repair_fix, syncwarp_for_lanes_of_one_warp) {
     char *text = fix_apply_replay(dir, "warp_rotate.cu", "syncwarp");
     cr_assert(strstr(text, "    __syncwarp();\n    int next"), "%s", text);
     free(text);
+    remove_workdir(dir);
 }
 
 Test(repair_fix, barrier_hoisted_out_of_a_divergent_branch) {
@@ -250,6 +263,7 @@ Test(repair_fix, barrier_hoisted_out_of_a_divergent_branch) {
     char *text = fix_apply_replay(dir, "guarded_barrier.cu", "hoist-barrier");
     cr_assert(strstr(text, "        tile[t] = in[g];\n    }\n    __syncthreads();\n"), "%s", text);
     free(text);
+    remove_workdir(dir);
 }
 
 Test(repair_fix, fence_between_a_flag_and_its_data) {
@@ -262,6 +276,7 @@ Test(repair_fix, fence_between_a_flag_and_its_data) {
     char *text = fix_apply_replay(dir, "publish.cu", "fence");
     cr_assert(strstr(text, "__threadfence();"), "%s", text);
     free(text);
+    remove_workdir(dir);
 }
 
 Test(repair_fix, fence_in_a_last_block_reduction) {
@@ -275,6 +290,7 @@ Test(repair_fix, fence_in_a_last_block_reduction) {
     char *text = fix_apply_replay(dir, "last_block.cu", "fence");
     cr_assert(strstr(text, "partial[blockIdx.x] = s;\n        __threadfence();\n"), "%s", text);
     free(text);
+    remove_workdir(dir);
 }
 
 /* The barrier before the final store orders nothing the store needs (each thread reads its own
@@ -293,6 +309,7 @@ Test(repair_fix, redundant_barrier_is_a_note) {
     run_result p = sh(dir, "grep -c '^-' fix.patch");
     cr_assert_str_eq(p.out, "2\n", "the patch removes only line 10 (and the --- header):\n%s", p.out);
     free(fix.out), free(p.out);
+    remove_workdir(dir);
 }
 
 Test(repair_fix, no_safe_barrier_point_says_why) {
@@ -309,6 +326,7 @@ Test(repair_fix, no_safe_barrier_point_says_why) {
     run_result p = sh(dir, "cat fix.patch");
     cr_assert_str_eq(p.out, "", "no patch");
     free(fix.out), free(p.out);
+    remove_workdir(dir);
 }
 
 Test(repair_fix, no_witness_is_a_usage_error) {
@@ -318,4 +336,5 @@ Test(repair_fix, no_witness_is_a_usage_error) {
     cr_assert_eq(r.status, 2, "%s", r.out);
     ASSERT_HAS(r, "fix needs witnesses");
     free(r.out);
+    remove_workdir(dir);
 }
