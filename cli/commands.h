@@ -14,6 +14,7 @@ int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_spec(int argc, char **argv);
 int cmd_build_fuzzer(int argc, char **argv);
+int cmd_fix(int argc, char **argv);
 
 /* Prints the help of one subcommand; false when there is no such command. */
 bool cli_print_command_help(const char *command);

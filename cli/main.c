@@ -148,6 +148,25 @@ static const command commands[] = {
      "(default clang) and $CFLAGS, links with $CXX (default clang++), $CXXFLAGS and\n"
      "$LIB_FUZZING_ENGINE (default -fsanitize=fuzzer), against the libraries in\n"
      "lib/gpurace/fuzzer next to the gpurace executable (or $GPURACE_FUZZER_LIB).\n"},
+    {"fix", cmd_fix,
+     "gpurace fix FILE [WITNESS|DIR] [-o PATCH] [--sarif F] [--spec F] [--search N]\n"
+     "            [--step-budget N] [--force] [--no-notes]",
+     "Proposes synchronization repairs for the findings the witnesses show (a WITNESS file, or\n"
+     "every witness of DIR; default gpurace-findings) and verifies each one: the patched source is\n"
+     "compiled and every witness replayed under its own and five other schedules, together with N\n"
+     "launches decoded from the spec (--search, default 8) and the genomes of a corpus DIR: the\n"
+     "finding must be gone, no new finding may appear, and runs without findings must leave the\n"
+     "same outputs. Repairs, cheapest first: widen a scope (atomicAdd_block -> atomicAdd,\n"
+     "__threadfence_block -> __threadfence), make a read-modify-write atomic (x += v ->\n"
+     "atomicAdd), __syncwarp() for lanes of one warp, __syncthreads() at a point every thread of\n"
+     "the block reaches (never in code whose condition differs between threads), split a statement\n"
+     "that reads a neighbour's element and writes its own, __threadfence() around a flag between\n"
+     "blocks, and a barrier moved out of a divergent branch. The verified fixes are printed as one\n"
+     "unified diff (standard output, or -o PATCH; apply with patch -p0); each finding's fix and\n"
+     "its verification, or 'no verified fix' with the reason, go to standard error, with notes on\n"
+     "barriers that look redundant over these inputs (--no-notes leaves them out). --sarif F\n"
+     "attaches each verified fix to its result (fixes). Exit status 1 when the witnesses show\n"
+     "findings (fixed or not: FILE is not changed), 0 when they show none.\n"},
     {"export", cmd_export, "gpurace export WITNESS -o repro.cu [--source FILE]...",
      "Writes a standalone CUDA program that embeds the kernel and the witness's inputs, launches\n"
      "it as recorded, prints an output digest, and with --repeat N reports whether outputs differ\n"

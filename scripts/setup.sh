@@ -10,7 +10,8 @@ build=1
 [ "${1:-}" = "--no-build" ] && build=0
 
 packages=(cmake make pkg-config gcc g++ clang libclang-rt-dev llvm
-          libjansson-dev libpcre2-dev libcriterion-dev libzstd-dev liblz4-dev python3 python3-pip)
+          libjansson-dev libpcre2-dev libcriterion-dev libzstd-dev liblz4-dev python3 python3-pip
+          patch)
 
 missing=()
 for p in "${packages[@]}"; do

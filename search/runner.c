@@ -89,6 +89,12 @@ bool gr_runner_deterministic(const gr_runner *r) {
     return !r->is_gpu;
 }
 
+bool gr_runner_read_buffer(gr_runner *r, int index, void *dst, size_t bytes, gr_error *err) {
+    if (index < 0 || index >= r->naddrs || !r->backend)
+        return gr_fail(err, GR_ERR_INTERNAL, "no buffer %d in the last launch", index);
+    return bytes == 0 || gr_backend_read(r->backend, r->addrs[index], dst, bytes, err);
+}
+
 const uint64_t *gr_runner_buffer_addresses(const gr_runner *r, int *n) {
     *n = r->naddrs;
     return r->addrs;

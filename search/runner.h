@@ -65,6 +65,9 @@ const char *gr_runner_backend_name(const gr_runner *r);
 bool gr_runner_deterministic(const gr_runner *r);
 /* Why `auto` picked what it picked ("" when nothing to say). */
 const char *gr_runner_backend_note(const gr_runner *r);
+/* Copies buffer `index` (gr_input order) of the last launch, `bytes` long, into `dst`: what the
+ * kernel left there (repair compares a fixed kernel's outputs with the original's). */
+bool gr_runner_read_buffer(gr_runner *r, int index, void *dst, size_t bytes, gr_error *err);
 /* Device addresses the buffers of the last launch got, by gr_input buffer index. */
 const uint64_t *gr_runner_buffer_addresses(const gr_runner *r, int *n);
 

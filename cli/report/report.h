@@ -91,6 +91,14 @@ typedef struct gr_report_launch {
     const char *warp_model;  /* "its", "lockstep" or NULL */
 } gr_report_launch;
 
+/* One edit of a verified repair (gpurace fix): `nremove` lines from `line` replaced by `text`
+ * (whole lines; nremove 0 inserts before `line`). */
+typedef struct gr_report_fix_edit {
+    int line;
+    int nremove;
+    const char *text;
+} gr_report_fix_edit;
+
 typedef struct gr_report_finding {
     gr_report_class cls;
     gr_report_severity severity;
@@ -137,6 +145,10 @@ typedef struct gr_report_finding {
      * finding first (its `launch` above). */
     uint64_t program_launch;     /* the program's n-th kernel launch (1-based), 0 unknown */
     uint64_t kernel_call;        /* the n-th launch of this finding's kernel, 0 unknown */
+    /* A verified repair (gpurace fix) of the primary access's file: SARIF `fixes`. NULL: none. */
+    const char *fix_description;
+    const gr_report_fix_edit *fix_edits; /* in the report's arena */
+    int nfix_edits;
 } gr_report_finding;
 
 typedef struct gr_report {

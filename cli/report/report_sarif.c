@@ -277,6 +277,24 @@ static json_t *result_json(const gr_report *r, const gr_report_finding *f, const
             gr_strbuf_free(&note);
         }
     }
+    if (f->fix_description && f->nfix_edits > 0 && pl) {
+        /* the fix edits the primary access's file: its artifactLocation */
+        json_t *where = json_object_get(pl, "artifactLocation");
+        json_t *repl = json_array();
+        for (int i = 0; i < f->nfix_edits; i++) {
+            const gr_report_fix_edit *e = &f->fix_edits[i];
+            json_array_append_new(
+                repl, json_pack("{s:{s:i,s:i,s:i,s:i},s:{s:o}}", "deletedRegion", "startLine",
+                                e->line, "startColumn", 1, "endLine", e->line + e->nremove,
+                                "endColumn", 1, "insertedContent", "text",
+                                gr_report_json_text(e->text ? e->text : "")));
+        }
+        json_object_set_new(
+            res, "fixes",
+            json_pack("[{s:{s:o},s:[{s:O,s:o}]}]", "description", "text",
+                      gr_report_json_text(f->fix_description), "artifactChanges",
+                      "artifactLocation", where ? where : json_null(), "replacements", repl));
+    }
     char fp[17];
     gr_report_fingerprint(f, fp);
     json_object_set_new(res, "partialFingerprints", json_pack("{s:s}", "gpuraceFingerprint/v1", fp));
