@@ -628,6 +628,14 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
     CU_TRY(g, g->cu.ModuleGetFunction(&func, g->mod, fn->name), "finding the kernel", err);
     /* cooperative groups' grid sync needs the workspace only a cooperative launch provides */
     bool cooperative = uses_grid_sync(g->m, fn);
+    /* The device-side detector orders accesses by block barriers only: across a grid sync it
+     * would report the phases as racing, and the driver's workspace as outside every buffer. */
+    if (detect && cooperative)
+        return gr_fail(err, GR_ERR_UNSUPPORTED,
+                       "kernel %s synchronizes the whole grid (cooperative groups' "
+                       "this_grid().sync()), which the GPU backend's race detector does not model "
+                       "yet: use --backend sim",
+                       fn->name);
     void **params = calloc((size_t)(l->nargs ? l->nargs : 1), sizeof *params);
     if (!params) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     for (int i = 0; i < l->nargs; i++) params[i] = (void *)l->args[i].data;
