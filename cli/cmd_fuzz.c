@@ -2,7 +2,7 @@
  *               [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]
  *               [--json F] [--sarif F] [--suppressions F] [--fail-on race|any|none]
  *               [--quiet] [--verbose] [--oracle seqcmp|none] [--reference NAME]
- *               [--oracle-schedules LIST] [-- libFuzzer flags]
+ *               [--oracle-schedules LIST] [--plain-inference] [-- libFuzzer flags]
  *
  * With --oracle seqcmp (the default when the spec names a reference function) every saved
  * finding's input is compared with the sequential reference (the witness records the verdict,
@@ -604,6 +604,78 @@ static void count_replays(search_session *s, const gr_input *in, uint64_t sig, i
     }
 }
 
+/* A finding on an inferred spec that needs an assumption the tool made is a warning naming
+ * that assumption (the rule every report keeps). Which findings need one:
+ *   - any finding on a launch of several blocks when the kernel never reads blockIdx/gridDim;
+ *   - any finding on a block larger than a thread-indexed static shared array allows;
+ *   - an out-of-bounds access of global memory: the buffers' lengths and the scalars that may
+ *     size the indices were the tool's guesses;
+ *   - an out-of-bounds access of shared memory on a block size the tool chose when the kernel's
+ *     shared arrays do not say which blocks they are sized for.
+ * Writes the assumption into buf ("" when the finding needs none). */
+static void assumption_of(const search_session *s, const gr_input *in, const gr_report_finding *rf,
+                          char *buf, size_t n) {
+    buf[0] = '\0';
+    if (!s->spec_inferred) return;
+    const gr_spec_hints *h = &s->hints;
+    if (h->known && !h->reads_block_index && (in->grid[0] > 1 || in->grid[1] > 1 || in->grid[2] > 1)) {
+        snprintf(buf, n, "assumes a grid of %u x %u x %u blocks, but the kernel never reads "
+                         "blockIdx or gridDim (written for one block?)",
+                 in->grid[0], in->grid[1], in->grid[2]);
+        return;
+    }
+    for (int d = 0; d < 3; d++)
+        if (h->known && h->block_max[d] && in->block[d] > h->block_max[d]) {
+            snprintf(buf, n, "assumes blockDim.%c = %u, larger than the thread-indexed shared "
+                             "array %s allows (%u)",
+                     "xyz"[d], in->block[d], h->block_max_why, h->block_max[d]);
+            return;
+        }
+    if (rf->cls == GR_REPORT_HANG) {
+        size_t len = (size_t)snprintf(buf, n, "assumes");
+        int scalars = 0;
+        for (int i = 0; i < in->nargs && len < n; i++) {
+            const gr_input_arg *a = &in->args[i];
+            if (a->kind != GR_INPUT_SCALAR || gr_elem_is_float(a->type)) continue;
+            len += (size_t)snprintf(buf + len, n - len, "%s %s = %lld", scalars++ ? "," : "",
+                                    a->name ? a->name : "?",
+                                    (long long)gr_scalar_as_i64(a->type, a->bits));
+        }
+        if (!scalars) buf[0] = '\0';
+        else if (len < n)
+            snprintf(buf + len, n - len, " (chosen by the tool, no spec): a loop they bound may "
+                                         "outrun the step budget without being endless");
+        return;
+    }
+    if (rf->cls != GR_REPORT_OUT_OF_BOUNDS) return;
+    bool shared = rf->space && strcmp(rf->space, "shared") == 0;
+    if (shared) {
+        bool bounded = h->known && (h->block_max[0] || h->block_exact[0] || h->block_upper[0]);
+        if (!bounded)
+            snprintf(buf, n, "assumes blocks of %u x %u x %u threads (no spec); the kernel's "
+                             "shared arrays may be sized for smaller blocks",
+                     in->block[0], in->block[1], in->block[2]);
+        return;
+    }
+    if (rf->space && strcmp(rf->space, "global") != 0 && strcmp(rf->space, "generic") != 0) return;
+    size_t len = (size_t)snprintf(buf, n, "assumes the buffer lengths");
+    for (int i = 0; i < in->nbuffers && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s %s[%llu]", i ? "," : "",
+                                in->buffers[i].name ? in->buffers[i].name : "?",
+                                (unsigned long long)in->buffers[i].count);
+    int scalars = 0;
+    for (int i = 0; i < in->nargs && len < n; i++) {
+        const gr_input_arg *a = &in->args[i];
+        if (a->kind != GR_INPUT_SCALAR || gr_elem_is_float(a->type)) continue;
+        len += (size_t)snprintf(buf + len, n - len, "%s %s = %lld", scalars++ ? "," : " and scalars",
+                                a->name ? a->name : "?",
+                                (long long)gr_scalar_as_i64(a->type, a->bits));
+    }
+    if (len < n)
+        snprintf(buf + len, n - len, " the tool chose (no spec); give a spec whose lengths "
+                                     "follow the scalars");
+}
+
 typedef struct report_tally {
     uint32_t lost; /* findings seen but not on disk */
 } report_tally;
@@ -720,12 +792,21 @@ static bool report_claimed(search_session *s, gr_report *r, const gr_campaign_fi
     }
     for (size_t k = first; k < r->nfindings; k++) {
         gr_report_finding *rf = &r->findings[k];
+        char assumed[512] = "";
+        if (have) assumption_of(s, &wit.input, rf, assumed, sizeof assumed);
         rf->launch = L;
         rf->launch.schedule = gr_report_strdup(r, L.schedule);
         rf->launch.backend = gr_report_strdup(r, L.backend);
         rf->launch.detector = gr_report_strdup(r, L.detector);
         rf->launch.warp_model = gr_report_strdup(r, L.warp_model);
-        if (note[0]) rf->note = gr_report_strdup(r, note);
+        if (assumed[0]) {
+            char both[1600];
+            snprintf(both, sizeof both, "%s%s%s", assumed, note[0] ? "; " : "", note);
+            rf->severity = GR_SEVERITY_WARNING;
+            rf->note = gr_report_strdup(r, both);
+        } else if (note[0]) {
+            rf->note = gr_report_strdup(r, note);
+        }
         if (have) {
             rf->witness = gr_report_strdup(r, e->path);
             char repro[GR_CAMPAIGN_PATH_MAX + 8];
@@ -748,7 +829,7 @@ int cmd_fuzz(int argc, char **argv) {
     const char *spec = NULL, *backend = NULL, *time_s = NULL, *runs_s = NULL, *corpus = NULL,
                *findings = NULL, *jobs_s = NULL, *seed_s = NULL,
                *warp_model = NULL, *detector = NULL, *memory_limit = NULL;
-    bool stop_on_first = false;
+    bool stop_on_first = false, plain_inference = false;
     cli_report_options report = {0};
     cli_oracle_options oracle = {0};
     int split = argc;
@@ -767,6 +848,7 @@ int cmd_fuzz(int argc, char **argv) {
         {"--warp-model", CLI_VALUE, &warp_model, NULL}, {"--detector", CLI_VALUE, &detector, NULL},
         {"--memory-limit", CLI_VALUE, &memory_limit, NULL},
         {"--stop-on-first", CLI_FLAG, NULL, &stop_on_first}, CLI_ORACLE_OPT_SPECS(&oracle),
+        {"--plain-inference", CLI_FLAG, NULL, &plain_inference},
 
         {NULL, CLI_FLAG, NULL, NULL}};
     if (!cli_parse("fuzz", split, argv, 2, &src, specs, &err)) return search_fail(&err);
@@ -792,7 +874,7 @@ int cmd_fuzz(int argc, char **argv) {
     /* Workers are forked: a GPU worker needs a parent that never initialized the driver. */
     bool maybe_gpu = backend && strcmp(backend, "sim") != 0;
     search_session_options so = {spec, true, backend, detector, warp_model, 0, (uint32_t)memory_mb,
-                                 true, maybe_gpu};
+                                 true, maybe_gpu, plain_inference};
     int code = -1;
     char workdir[GR_CAMPAIGN_PATH_MAX];
     const char *tmp = getenv("TMPDIR");

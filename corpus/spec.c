@@ -1027,7 +1027,7 @@ static bool link_csr(spec_ctx *c, json_t **param_json) {
 
 bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
                    const gr_kernel_sig *sig, gr_error *err) {
-    spec_ctx c = {spec, file, err, sig, false, false, false};
+    spec_ctx c = {spec, file, err, sig, false, false, false, NULL};
     if (!spec_init_from_sig(&c)) {
         gr_spec_free(spec);
         return false;
@@ -1127,7 +1127,12 @@ bool gr_spec_load(gr_spec *spec, const char *path, const gr_kernel_sig *sig, gr_
 }
 
 bool gr_spec_infer(gr_spec *spec, const gr_kernel_sig *sig, gr_error *err) {
-    spec_ctx c = {spec, NULL, err, sig, false, false, false};
+    return gr_spec_infer_hinted(spec, sig, NULL, err);
+}
+
+bool gr_spec_infer_hinted(gr_spec *spec, const gr_kernel_sig *sig, const gr_spec_hints *hints,
+                          gr_error *err) {
+    spec_ctx c = {spec, NULL, err, sig, false, false, false, hints && hints->known ? hints : NULL};
     bool ok = spec_init_from_sig(&c) && spec_note_inferred(&c) && compute_order(&c) &&
               compute_bounds(&c);
     if (!ok) gr_spec_free(spec);
