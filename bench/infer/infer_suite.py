@@ -36,10 +36,13 @@ def fuzz(gpurace, kernel, seconds, extra):
         cmd = [gpurace, "fuzz", kernel, "--time", str(seconds), "--jobs", "1",
                "--findings", os.path.join(tmp, "findings"), "--json", out] + extra
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        problem = None
         if proc.returncode not in (0, 1):
-            return None, proc.stderr.strip().splitlines()[-1:] or ["exit %d" % proc.returncode]
+            problem = (proc.stderr.strip().splitlines()[-1:] or ["exit %d" % proc.returncode])[0]
+        if not os.path.exists(out):
+            return None, problem
         with open(out) as f:
-            return json.load(f).get("findings", []), None
+            return json.load(f).get("findings", []), problem
 
 
 def classify(findings, race_lines):
@@ -88,13 +91,14 @@ def main():
         for name, binary in builds:
             findings, problem = fuzz(binary, path, args.time, [])
             if findings is None:
-                row += f" failed: {problem[0][:60]} | | |"
+                row += f" failed: {problem[:60]} | | |"
                 continue
             fe, te, w = classify(findings, race_lines)
             for i, v in enumerate((fe, te, w)):
                 totals[name][i] += v
             found[name] += te > 0
-            row += f" {fe} | {te} | {w} |"
+            mark = " (run incomplete: exit 3)" if problem else ""
+            row += f" {fe}{mark} | {te} | {w} |"
         print(row, flush=True)
     row = f"| **total** ({len(files)} kernels) | {seeded} seeded |"
     for name, _ in builds:

@@ -935,6 +935,11 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
                 t = cmp_float(in->cmp, x, y);
             } else {
                 t = cmp_int(in->cmp, A[l], B[l], sig, bits);
+                if (in->cmp_slot && r->res->cmp_closest) { /* how many bits apart the operands are (value profile) */
+                    uint8_t *closest = &r->res->cmp_closest[in->cmp_slot - 1];
+                    uint8_t dist = (uint8_t)__builtin_popcountll(zx(A[l] ^ B[l], bits));
+                    if (dist < *closest) *closest = dist;
+                }
             }
             int c = (int)(C[l] & 1), p = t, q = !t;
             if (in->boolop == PTX_SUBOP_AND) p &= c, q &= c;

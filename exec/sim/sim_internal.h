@@ -102,6 +102,7 @@ typedef struct sim_insn {
     int32_t target;    /* branch target (instruction index), callee (function index) */
     int32_t call;      /* index into sim_program.calls for H_CALL */
     uint32_t id;       /* ptx_insn.id */
+    int32_t cmp_slot;  /* integer setp: 1 + index into the launch result's cmp_closest; 0 none */
     int32_t filter_site; /* 1 + index in sim_program.filter.sites: an access the analyses prove
                           * race-free under the site's conditions (sim_filter.h); 0: none */
     const ptx_insn *src;
@@ -157,6 +158,8 @@ typedef struct sim_program {
     int32_t nconsts, consts_cap;
     int32_t nblocks;          /* basic blocks */
     uint32_t *block_first_insn;
+    int32_t ncmps;            /* integer setp instructions (comparison feedback) */
+    uint32_t *cmp_insn;       /* their instruction ids */
     sim_global_var *vars;     /* module-scope variables and body .shared variables */
     int32_t nvars;
     uint32_t static_shared;   /* layout size of static shared memory (variables + gaps); the

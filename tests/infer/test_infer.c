@@ -18,7 +18,9 @@
 #include "jit/compile/compile.h"
 #include "jit/ptx/ptx_parse.h"
 #include "jit/signature/signature.h"
+#include "search/feedback.h"
 #include "search/mutate.h"
+#include "search/runner.h"
 
 #define GPURACE GR_BINARY_DIR "/gpurace"
 
@@ -209,6 +211,68 @@ Test(hints, a_magic_key_in_a_buffer_is_reached_by_the_search) {
     cr_expect_geq(reached_at, 0, "one mutation of a plain genome puts 0x5EED in key[0]");
     free(g);
     free(base);
+    inferred_free(&x);
+}
+
+/* The key's first element set to `value`: the fewest differing bits the key's setp saw, and the
+ * feedback counters the launch sets (into `counters`, cleared first). */
+static int key_distance(inferred *x, gr_runner *run, int32_t value, uint8_t *counters, size_t n) {
+    size_t size = gr_codec_genome_size(&x->codec);
+    uint8_t *g = calloc(size, 1);
+    cr_assert_not_null(g);
+    gr_input in;
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_codec_decode(&x->codec, g, size, &in, &err), "%s", err.message);
+    free(g);
+    in.grid[0] = 1;
+    in.block[0] = 4;
+    for (int i = 0; i < in.nargs; i++)
+        if (in.args[i].kind == GR_INPUT_SCALAR) in.args[i].bits = 4; /* n */
+    for (int b = 0; b < in.nbuffers; b++)
+        if (in.buffers[b].param == 0) ((int32_t *)in.buffers[b].data)[0] = value;
+    gr_launch_result res;
+    cr_assert(gr_runner_run(run, &in, &res, &err), "%s", err.message);
+    int closest = 255;
+    for (int i = 0; i < res.ncmps; i++) {
+        const ptx_insn *setp = x->m->insn_index[res.cmp_insn[i]];
+        cr_assert(setp && setp->op == PTX_OP_SETP);
+        /* the key's comparison is the one against an immediate 0x5EED */
+        for (int o = 0; o < setp->noperands; o++)
+            if (setp->operands[o].kind == PTX_OPND_IMM_INT && setp->operands[o].u.imm == 0x5EED &&
+                res.cmp_closest[i] < closest)
+                closest = res.cmp_closest[i];
+    }
+    memset(counters, 0, n);
+    gr_feedback_fill(counters, n, &in, &res);
+    gr_launch_result_free(&res);
+    gr_input_free(&in);
+    return closest;
+}
+
+Test(hints, comparisons_report_how_close_their_operands_came) {
+    inferred x;
+    infer("extern \"C\" __global__ void magic(const int *key, int *out, int n) {\n"
+          "  int i = threadIdx.x;\n"
+          "  if (i < n && key[0] == 0x5EED) out[i] = 1;\n"
+          "}\n",
+          &x, true);
+    gr_runner_options o = {.backend = "sim"};
+    gr_error err = GR_ERROR_INIT;
+    gr_runner *run = gr_runner_new(x.m, &x.kernels.kernels[0], &o, &err);
+    cr_assert_not_null(run, "%s", err.message);
+    enum { N = GR_FEEDBACK_DEFAULT_SIZE };
+    uint8_t *far = calloc(N, 1), *near = calloc(N, 1), *hit = calloc(N, 1);
+    cr_assert(far && near && hit);
+    cr_expect_eq(key_distance(&x, run, 0, far, N), __builtin_popcount(0x5EED));
+    cr_expect_eq(key_distance(&x, run, 0x5EEC, near, N), 1, "one bit from the key");
+    cr_expect_eq(key_distance(&x, run, 0x5EED, hit, N), 0);
+    int only_near = 0;
+    for (int i = 0; i < N; i++) only_near += near[i] && !far[i];
+    cr_expect_gt(only_near, 0, "coming closer to the key is a new feature for the search");
+    free(far);
+    free(near);
+    free(hit);
+    gr_runner_free(run);
     inferred_free(&x);
 }
 
