@@ -1025,6 +1025,24 @@ static bool link_csr(spec_ctx *c, json_t **param_json) {
     return true;
 }
 
+/* Equal but for white space ("reduce4<int,256u>" and "reduce4<int, 256u>"). */
+static bool same_but_space(const char *a, const char *b) {
+    for (;;) {
+        while (*a == ' ' || *a == '\t') a++;
+        while (*b == ' ' || *b == '\t') b++;
+        if (*a != *b) return false;
+        if (!*a) return true;
+        a++, b++;
+    }
+}
+
+/* Whether a spec's "kernel" names this kernel: its plain name (every template instantiation and
+ * overload), its PTX name, or its qualified name with template arguments (one instantiation). */
+static bool names_kernel(const char *name, const gr_kernel_sig *sig) {
+    return strcmp(name, sig->name) == 0 || strcmp(name, sig->ptx_name) == 0 ||
+           (sig->qualified && same_but_space(name, sig->qualified));
+}
+
 bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
                    const gr_kernel_sig *sig, gr_error *err) {
     spec_ctx c = {spec, file, err, sig, false, false, false, NULL};
@@ -1054,10 +1072,9 @@ bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
     }
     if (ok && (v = json_object_get(root, "kernel"))) {
         if (!json_is_string(v)) ok = spec_fail(&c, "kernel", "expected the kernel's name");
-        else if (strcmp(json_string_value(v), sig->name) != 0 &&
-                 strcmp(json_string_value(v), sig->ptx_name) != 0)
+        else if (!names_kernel(json_string_value(v), sig))
             ok = spec_fail(&c, "kernel", "the spec is for kernel '%s', not '%s'",
-                           json_string_value(v), sig->name);
+                           json_string_value(v), sig->qualified ? sig->qualified : sig->name);
     }
     if (ok && (v = json_object_get(root, "reference"))) {
         if (!json_is_string(v) || !json_string_length(v))

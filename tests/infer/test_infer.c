@@ -396,3 +396,88 @@ Test(triage, a_race_that_needs_a_2d_block_is_found, .timeout = 240) {
     cr_expect_eq(count(&r, "error", "race"), 1, "the missing barrier between rows:\n%s", r.out);
     fuzz_free(&r);
 }
+
+/* ---- parameter names from every file, specs for one instantiation ------------------------------ */
+
+static void write_file(const char *dir, const char *name, const char *text) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Runs gpurace with `args` in folder `dir`; the exit status, and the output in *out. */
+static int run_in(const char *dir, const char *args, char **out) {
+    char cmd[2048], log[512];
+    snprintf(log, sizeof log, "%s/run.txt", dir);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s >%s 2>&1", dir, GPURACE, args, log);
+    int rc = system(cmd);
+    gr_error err = GR_ERROR_INIT;
+    *out = gr_read_file(log, NULL, &err);
+    cr_assert_not_null(*out);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static const char *header_kernels =
+    "template <typename T, unsigned int BS>\n"
+    "__global__ void reduce4(const T *g_in, T *g_out, unsigned int count) {\n"
+    "  __shared__ T s[BS];\n"
+    "  unsigned int t = threadIdx.x;\n"
+    "  s[t] = t < count ? g_in[t] : T(0);\n"
+    "  __syncthreads();\n"
+    "  if (t == 0) { T acc = 0; for (unsigned i = 0; i < BS; i++) acc += s[i]; g_out[blockIdx.x] = acc; }\n"
+    "}\n"
+    "extern \"C\" __global__ void scale_inc(float *values, float factor, int len) {\n"
+    "  if (threadIdx.x < len) values[threadIdx.x] *= factor;\n"
+    "}\n";
+
+static const char *main_with_header =
+    "#include \"kernels.cuh\"\n"
+    "__global__ void fill(int *, int);\n"
+    "template __global__ void reduce4<int, 256u>(const int *, int *, unsigned int);\n"
+    "template __global__ void reduce4<float, 128u>(const float *, float *, unsigned int);\n"
+    "__global__ void fill(int *dst, int m) { if (threadIdx.x < m) dst[threadIdx.x] = m; }\n";
+
+Test(names, parameters_come_from_included_files_and_definitions, .timeout = 120) {
+    char dir[] = "/tmp/gr_infer_names_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    write_file(dir, "kernels.cuh", header_kernels);
+    write_file(dir, "main.cu", main_with_header);
+    char *out;
+    int rc = run_in(dir, "info main.cu", &out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "values       float *"), "an extern \"C\" kernel of a header:\n%s", out);
+    cr_expect(strstr(out, "g_in         int const*"), "a template of a header:\n%s", out);
+    cr_expect(strstr(out, "dst          int*"), "the definition's names, not the forward "
+                                                  "declaration's (none):\n%s", out);
+    cr_expect_null(strstr(out, "name not found"), "%s", out);
+    free(out);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(names, a_spec_names_one_instantiation_or_all, .timeout = 120) {
+    char dir[] = "/tmp/gr_infer_tmpl_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    write_file(dir, "kernels.cuh", header_kernels);
+    write_file(dir, "main.cu", main_with_header);
+    write_file(dir, "one.json", "{\"kernel\": \"reduce4<int,256u>\", \"launch\": {\"grid\": 1, \"block\": 256}}");
+    write_file(dir, "all.json", "{\"kernel\": \"reduce4\", \"launch\": {\"grid\": 1, \"block\": 64}}");
+    char *out;
+    int rc = run_in(dir, "fuzz main.cu --kernel 'reduce4<int, 256u>' --spec one.json --runs 5", &out);
+    cr_expect_eq(rc, 0, "the instantiation the spec names:\n%s", out);
+    free(out);
+    rc = run_in(dir, "fuzz main.cu --kernel 'reduce4<float, 128u>' --spec one.json --runs 5", &out);
+    cr_expect_eq(rc, 2, "another instantiation:\n%s", out);
+    cr_expect(strstr(out, "the spec is for kernel 'reduce4<int,256u>'"), "%s", out);
+    free(out);
+    rc = run_in(dir, "fuzz main.cu --kernel 'reduce4<float, 128u>' --spec all.json --runs 5", &out);
+    cr_expect_eq(rc, 0, "the plain name covers every instantiation:\n%s", out);
+    free(out);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
