@@ -676,6 +676,52 @@ static void assumption_of(const search_session *s, const gr_input *in, const gr_
                                      "follow the scalars");
 }
 
+/* A race under an inferred spec that goes away when every integer scalar the tool chose is
+ * set to the launch's thread count instead (`a[i * stride]` with stride = 0, rows of a matrix
+ * overlapping when the leading dimension is 0) depends on those values: the assumption is
+ * named in buf. Only on a deterministic backend, where "goes away" means something; the input
+ * is restored. */
+static void scalar_dependence(search_session *s, gr_input *in, uint64_t sig, char *buf, size_t n) {
+    buf[0] = '\0';
+    if (!s->spec_inferred || !gr_runner_deterministic(s->runner)) return;
+    uint64_t saved[64];
+    int changed = 0;
+    uint64_t threads = gr_input_threads(in);
+    for (int i = 0; i < in->nargs && i < 64; i++) {
+        gr_input_arg *a = &in->args[i];
+        saved[i] = a->bits;
+        if (a->kind != GR_INPUT_SCALAR || gr_elem_is_float(a->type)) continue;
+        if (i < s->spec.nparams && s->spec.params[i].from_json) continue;
+        if (s->spec.params[i].idom.kind == GR_DOM_CHOICES) continue; /* bool */
+        uint64_t bits = gr_scalar_from_i64(a->type, (int64_t)threads);
+        if (bits != a->bits) changed++;
+        a->bits = bits;
+    }
+    if (!changed) return;
+    gr_launch_result res;
+    gr_error err = GR_ERROR_INIT;
+    bool ran = gr_runner_run(s->runner, in, &res, &err);
+    bool still = !ran || gr_search_result_has(in, &res, sig, GR_SEARCH_REL_NONE);
+    if (ran) gr_launch_result_free(&res);
+    gr_error_clear(&err);
+    for (int i = 0; i < in->nargs && i < 64; i++) in->args[i].bits = saved[i];
+    if (still) return;
+    size_t len = (size_t)snprintf(buf, n, "assumes");
+    int k = 0;
+    for (int i = 0; i < in->nargs && i < 64 && len < n; i++) {
+        const gr_input_arg *a = &in->args[i];
+        if (a->kind != GR_INPUT_SCALAR || gr_elem_is_float(a->type) ||
+            (i < s->spec.nparams && s->spec.params[i].from_json))
+            continue;
+        len += (size_t)snprintf(buf + len, n - len, "%s %s = %lld", k++ ? "," : "",
+                                a->name ? a->name : "?", (long long)gr_scalar_as_i64(a->type, a->bits));
+    }
+    if (len < n)
+        snprintf(buf + len, n - len, " (chosen by the tool, no spec): with each set to %llu the "
+                                     "race does not occur",
+                 (unsigned long long)threads);
+}
+
 typedef struct report_tally {
     uint32_t lost; /* findings seen but not on disk */
 } report_tally;
@@ -794,6 +840,8 @@ static bool report_claimed(search_session *s, gr_report *r, const gr_campaign_fi
         gr_report_finding *rf = &r->findings[k];
         char assumed[512] = "";
         if (have) assumption_of(s, &wit.input, rf, assumed, sizeof assumed);
+        if (have && !assumed[0] && rf->cls == GR_REPORT_RACE)
+            scalar_dependence(s, &wit.input, sig, assumed, sizeof assumed);
         rf->launch = L;
         rf->launch.schedule = gr_report_strdup(r, L.schedule);
         rf->launch.backend = gr_report_strdup(r, L.backend);

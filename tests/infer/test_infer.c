@@ -365,6 +365,27 @@ Test(triage, out_of_bounds_on_lengths_the_tool_chose_is_a_warning_naming_them, .
     fuzz_free(&r);
 }
 
+Test(triage, a_race_that_needs_the_tools_scalar_values_is_a_warning_naming_them, .timeout = 240) {
+    fuzz_result r = fuzz("extern \"C\" __global__ void rows(float *a, int lda) {\n"
+                         "  a[threadIdx.y * lda + threadIdx.x] = threadIdx.x;\n"
+                         "}\n",
+                         "--runs 1500");
+    cr_assert_not_null(r.report, "%s", r.out);
+    cr_expect_eq(r.status, 1, "%s", r.out);
+    cr_expect_eq(count(&r, "error", NULL), 0, "rows overlap only when lda < blockDim.x:\n%s", r.out);
+    cr_expect_geq(count(&r, "warning", "race"), 1, "%s", r.out);
+    cr_expect(strstr(r.out, "the race does not occur"), "the assumption is named:\n%s", r.out);
+    fuzz_free(&r);
+    /* a race whatever the scalars are stays an error */
+    r = fuzz("extern \"C\" __global__ void last(int *out, int n) {\n"
+             "  if (threadIdx.x < n) out[0] = threadIdx.x;\n"
+             "}\n",
+             "--runs 1500 --stop-on-first");
+    cr_assert_not_null(r.report, "%s", r.out);
+    cr_expect_eq(count(&r, "error", "race"), 1, "%s", r.out);
+    fuzz_free(&r);
+}
+
 Test(triage, out_of_bounds_within_the_block_the_array_allows_stays_an_error, .timeout = 240) {
     fuzz_result r = fuzz("extern \"C\" __global__ void shift(const int *in, int *out) {\n"
                          "  __shared__ int s[64];\n"

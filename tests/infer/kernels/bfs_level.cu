@@ -1,7 +1,9 @@
 /* One level of a top-down breadth-first search over a CSR graph: vertices of the current
- * level claim their unvisited neighbours with atomicCAS.
+ * level claim their unvisited neighbours with atomicCAS. The plain read of level[v] races with
+ * another thread's atomicCAS of the same element (the common, usually benign, BFS race): a true
+ * atomic-vs-plain race, found only when some level equals `current`.
  * intended: one thread per vertex
- * expect: clean */
+ * expect: race 11 14 */
 extern "C" __global__ void bfs_level(const int *row_offsets, const int *columns, int *level,
                                      int *changed, int nvertices, int current)
 {
