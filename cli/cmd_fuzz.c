@@ -631,22 +631,6 @@ static void assumption_of(const search_session *s, const gr_input *in, const gr_
                      "xyz"[d], in->block[d], h->block_max_why, h->block_max[d]);
             return;
         }
-    if (rf->cls == GR_REPORT_HANG) {
-        size_t len = (size_t)snprintf(buf, n, "assumes");
-        int scalars = 0;
-        for (int i = 0; i < in->nargs && len < n; i++) {
-            const gr_input_arg *a = &in->args[i];
-            if (a->kind != GR_INPUT_SCALAR || gr_elem_is_float(a->type)) continue;
-            len += (size_t)snprintf(buf + len, n - len, "%s %s = %lld", scalars++ ? "," : "",
-                                    a->name ? a->name : "?",
-                                    (long long)gr_scalar_as_i64(a->type, a->bits));
-        }
-        if (!scalars) buf[0] = '\0';
-        else if (len < n)
-            snprintf(buf + len, n - len, " (chosen by the tool, no spec): a loop they bound may "
-                                         "outrun the step budget without being endless");
-        return;
-    }
     if (rf->cls != GR_REPORT_OUT_OF_BOUNDS) return;
     bool shared = rf->space && strcmp(rf->space, "shared") == 0;
     if (shared) {
@@ -676,12 +660,14 @@ static void assumption_of(const search_session *s, const gr_input *in, const gr_
                                      "follow the scalars");
 }
 
-/* A race under an inferred spec that goes away when every integer scalar the tool chose is
- * set to the launch's thread count instead (`a[i * stride]` with stride = 0, rows of a matrix
- * overlapping when the leading dimension is 0) depends on those values: the assumption is
- * named in buf. Only on a deterministic backend, where "goes away" means something; the input
- * is restored. */
-static void scalar_dependence(search_session *s, gr_input *in, uint64_t sig, char *buf, size_t n) {
+/* A finding under an inferred spec that goes away when every integer scalar the tool chose is
+ * set to another value depends on the values it chose: a race with the scalars set to the
+ * launch's thread count (`a[i * stride]` with stride = 0, rows of a matrix overlapping when the
+ * leading dimension is 0), a hang with them set to 1 (a loop they bound that is long, not
+ * endless). The assumption is named in buf. Only on a deterministic backend, where "goes away"
+ * means something; the input is restored. */
+static void scalar_dependence(search_session *s, gr_input *in, uint64_t sig, bool hang, char *buf,
+                              size_t n) {
     buf[0] = '\0';
     if (!s->spec_inferred || !gr_runner_deterministic(s->runner)) return;
     uint64_t saved[64];
@@ -693,7 +679,7 @@ static void scalar_dependence(search_session *s, gr_input *in, uint64_t sig, cha
         if (a->kind != GR_INPUT_SCALAR || gr_elem_is_float(a->type)) continue;
         if (i < s->spec.nparams && s->spec.params[i].from_json) continue;
         if (s->spec.params[i].idom.kind == GR_DOM_CHOICES) continue; /* bool */
-        uint64_t bits = gr_scalar_from_i64(a->type, (int64_t)threads);
+        uint64_t bits = gr_scalar_from_i64(a->type, hang ? 1 : (int64_t)threads);
         if (bits != a->bits) changed++;
         a->bits = bits;
     }
@@ -701,7 +687,8 @@ static void scalar_dependence(search_session *s, gr_input *in, uint64_t sig, cha
     gr_launch_result res;
     gr_error err = GR_ERROR_INIT;
     bool ran = gr_runner_run(s->runner, in, &res, &err);
-    bool still = !ran || gr_search_result_has(in, &res, sig, GR_SEARCH_REL_NONE);
+    bool still = !ran || (hang ? res.status == GR_EXEC_HANG
+                               : gr_search_result_has(in, &res, sig, GR_SEARCH_REL_NONE));
     if (ran) gr_launch_result_free(&res);
     gr_error_clear(&err);
     for (int i = 0; i < in->nargs && i < 64; i++) in->args[i].bits = saved[i];
@@ -717,9 +704,10 @@ static void scalar_dependence(search_session *s, gr_input *in, uint64_t sig, cha
                                 a->name ? a->name : "?", (long long)gr_scalar_as_i64(a->type, a->bits));
     }
     if (len < n)
-        snprintf(buf + len, n - len, " (chosen by the tool, no spec): with each set to %llu the "
-                                     "race does not occur",
-                 (unsigned long long)threads);
+        snprintf(buf + len, n - len, " (chosen by the tool, no spec): with each set to %llu %s",
+                 hang ? 1ull : (unsigned long long)threads,
+                 hang ? "the kernel terminates (a loop they bound is long, not endless)"
+                      : "the race does not occur");
 }
 
 typedef struct report_tally {
@@ -840,8 +828,9 @@ static bool report_claimed(search_session *s, gr_report *r, const gr_campaign_fi
         gr_report_finding *rf = &r->findings[k];
         char assumed[512] = "";
         if (have) assumption_of(s, &wit.input, rf, assumed, sizeof assumed);
-        if (have && !assumed[0] && rf->cls == GR_REPORT_RACE)
-            scalar_dependence(s, &wit.input, sig, assumed, sizeof assumed);
+        if (have && !assumed[0] && (rf->cls == GR_REPORT_RACE || rf->cls == GR_REPORT_HANG))
+            scalar_dependence(s, &wit.input, sig, rf->cls == GR_REPORT_HANG, assumed,
+                              sizeof assumed);
         rf->launch = L;
         rf->launch.schedule = gr_report_strdup(r, L.schedule);
         rf->launch.backend = gr_report_strdup(r, L.backend);

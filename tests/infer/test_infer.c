@@ -386,6 +386,28 @@ Test(triage, a_race_that_needs_the_tools_scalar_values_is_a_warning_naming_them,
     fuzz_free(&r);
 }
 
+Test(triage, a_long_loop_the_tools_scalars_bound_is_a_warning_an_endless_one_an_error,
+     .timeout = 240) {
+    fuzz_result r = fuzz("extern \"C\" __global__ void cube(float *out, int n) {\n"
+                         "  float acc = 0.0f;\n"
+                         "  for (long i = 0; i < (long)n * n * n; i++) acc += 1.0f;\n"
+                         "  out[threadIdx.x] = acc;\n"
+                         "}\n",
+                         "--runs 300 --stop-on-first");
+    cr_assert_not_null(r.report, "%s", r.out);
+    cr_expect_eq(count(&r, "warning", "hang"), 1, "%s", r.out);
+    cr_expect_eq(count(&r, "error", NULL), 0, "%s", r.out);
+    cr_expect(strstr(r.out, "the kernel terminates"), "%s", r.out);
+    fuzz_free(&r);
+    r = fuzz("extern \"C\" __global__ void spin(volatile int *flag, int n) {\n"
+             "  if (threadIdx.x == 0) while (flag[0] != n + 1000000) { }\n"
+             "}\n",
+             "--runs 300 --stop-on-first");
+    cr_assert_not_null(r.report, "%s", r.out);
+    cr_expect_eq(count(&r, "error", "hang"), 1, "an endless loop whatever n is:\n%s", r.out);
+    fuzz_free(&r);
+}
+
 Test(triage, out_of_bounds_within_the_block_the_array_allows_stays_an_error, .timeout = 240) {
     fuzz_result r = fuzz("extern \"C\" __global__ void shift(const int *in, int *out) {\n"
                          "  __shared__ int s[64];\n"
