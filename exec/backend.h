@@ -212,6 +212,9 @@ typedef struct gr_finding {
     uint32_t size;
     uint8_t space;        /* ptx_space */
     char message[200];    /* one line, no trailing newline */
+    /* Out of bounds of the buffer of kernel parameter from_param - 1, where the address came
+     * from, though it lands in another allocation (whose element it is not); 0 otherwise. */
+    int32_t from_param;
 } gr_finding;
 
 typedef struct gr_launch_result {

@@ -1543,6 +1543,7 @@ bool sim_program_build(const ptx_module *m, sim_program *p, sim_alloc_fn alloc, 
     }
     /* accesses that need not reach the detector */
     if (ok) ok = sim_filter_mark(p, m, err);
+    if (ok) ok = sim_provenance_mark(p, m, err);
     /* basic blocks */
     if (ok) {
         for (int32_t i = 0; i < p->ncode; i++)

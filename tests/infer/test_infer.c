@@ -440,6 +440,39 @@ Test(triage, a_race_that_needs_a_2d_block_is_found, .timeout = 240) {
     fuzz_free(&r);
 }
 
+Test(triage, an_overrun_into_another_buffer_is_out_of_bounds_not_an_access_of_it, .timeout = 120) {
+    char dir[] = "/tmp/gr_infer_spill_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    FILE *f;
+    char path[600];
+    snprintf(path, sizeof path, "%s/spill.cu", dir);
+    cr_assert_not_null(f = fopen(path, "w"));
+    fputs("extern \"C\" __global__ void spill(const float *in, float *a, float *b, int n) {\n"
+          "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "  a[i + n] = in[i];\n"
+          "  b[i] = 1.0f;\n"
+          "}\n", f);
+    fclose(f);
+    char cmd[2048], log[600];
+    snprintf(log, sizeof log, "%s/out.txt", dir);
+    /* a[64 + 2000 - 1] lies past a's 64 elements and its guard gap, inside b's 4096 */
+    snprintf(cmd, sizeof cmd,
+             "%s check %s --grid 1 --block 64 --arg n=2000 --arg 'in=buffer(f32,64)' "
+             "--arg 'a=buffer(f32,64)' --arg 'b=buffer(f32,4096)' >%s 2>&1",
+             GPURACE, path, log);
+    int rc = system(cmd);
+    gr_error err = GR_ERROR_INIT;
+    char *out = gr_read_file(log, NULL, &err);
+    cr_assert_not_null(out);
+    cr_expect_eq(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, 1, "%s", out);
+    cr_expect(strstr(out, "error: out-of-bounds access: write"), "%s", out);
+    cr_expect(strstr(out, "it lands in another allocation"), "%s", out);
+    cr_expect_null(strstr(out, "on b["), "not reported as an access of b:\n%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 /* ---- parameter names from every file, specs for one instantiation ------------------------------ */
 
 static void write_file(const char *dir, const char *name, const char *text) {
