@@ -275,7 +275,7 @@ int cmd_fix(int argc, char **argv) {
     char *kernel_name = !src.kernel && first.kernel ? strdup(first.kernel) : NULL;
     gr_witness_free(&first);
     if (kernel_name) src.kernel = kernel_name;
-    search_session_options so = {spec, true, "sim", NULL, NULL, budget, 0, false, false};
+    search_session_options so = {spec, true, "sim", NULL, NULL, budget, 0, false, false, false};
     bool opened = search_session_open(&s, &src, &so, &err);
     session = true;
     if (!opened) goto done_kernel;

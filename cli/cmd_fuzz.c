@@ -2,7 +2,7 @@
  *               [--corpus DIR] [--findings DIR] [--jobs N] [--seed N] [--stop-on-first]
  *               [--json F] [--sarif F] [--suppressions F] [--fail-on race|any|none]
  *               [--quiet] [--verbose] [--oracle seqcmp|none] [--reference NAME]
- *               [--oracle-schedules LIST] [-- libFuzzer flags]
+ *               [--oracle-schedules LIST] [--plain-inference] [-- libFuzzer flags]
  *
  * With --oracle seqcmp (the default when the spec names a reference function) every saved
  * finding's input is compared with the sequential reference (the witness records the verdict,
@@ -1057,6 +1057,112 @@ static void count_replays(search_session *s, const gr_input *in, uint64_t sig, i
     }
 }
 
+/* A finding on an inferred spec that needs an assumption the tool made is a warning naming
+ * that assumption (the rule every report keeps). Which findings need one:
+ *   - any finding on a launch of several blocks when the kernel never reads blockIdx/gridDim;
+ *   - any finding on a block larger than a thread-indexed static shared array allows;
+ *   - an out-of-bounds access of global memory: the buffers' lengths and the scalars that may
+ *     size the indices were the tool's guesses;
+ *   - an out-of-bounds access of shared memory on a block size the tool chose when the kernel's
+ *     shared arrays do not say which blocks they are sized for.
+ * Writes the assumption into buf ("" when the finding needs none). */
+static void assumption_of(const search_session *s, const gr_input *in, const gr_report_finding *rf,
+                          char *buf, size_t n) {
+    buf[0] = '\0';
+    if (!s->spec_inferred) return;
+    const gr_spec_hints *h = &s->hints;
+    if (h->known && !h->reads_block_index && (in->grid[0] > 1 || in->grid[1] > 1 || in->grid[2] > 1)) {
+        snprintf(buf, n, "assumes a grid of %u x %u x %u blocks, but the kernel never reads "
+                         "blockIdx or gridDim (written for one block?)",
+                 in->grid[0], in->grid[1], in->grid[2]);
+        return;
+    }
+    for (int d = 0; d < 3; d++)
+        if (h->known && h->block_max[d] && in->block[d] > h->block_max[d]) {
+            snprintf(buf, n, "assumes blockDim.%c = %u, larger than the thread-indexed shared "
+                             "array %s allows (%u)",
+                     "xyz"[d], in->block[d], h->block_max_why, h->block_max[d]);
+            return;
+        }
+    if (rf->cls != GR_REPORT_OUT_OF_BOUNDS) return;
+    bool shared = rf->space && strcmp(rf->space, "shared") == 0;
+    if (shared) {
+        bool bounded = h->known && (h->block_max[0] || h->block_exact[0] || h->block_upper[0]);
+        if (!bounded)
+            snprintf(buf, n, "assumes blocks of %u x %u x %u threads (no spec); the kernel's "
+                             "shared arrays may be sized for smaller blocks",
+                     in->block[0], in->block[1], in->block[2]);
+        return;
+    }
+    if (rf->space && strcmp(rf->space, "global") != 0 && strcmp(rf->space, "generic") != 0) return;
+    size_t len = (size_t)snprintf(buf, n, "assumes the buffer lengths");
+    for (int i = 0; i < in->nbuffers && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s %s[%llu]", i ? "," : "",
+                                in->buffers[i].name ? in->buffers[i].name : "?",
+                                (unsigned long long)in->buffers[i].count);
+    int scalars = 0;
+    for (int i = 0; i < in->nargs && len < n; i++) {
+        const gr_input_arg *a = &in->args[i];
+        if (a->kind != GR_INPUT_SCALAR || gr_elem_is_float(a->type)) continue;
+        len += (size_t)snprintf(buf + len, n - len, "%s %s = %lld", scalars++ ? "," : " and scalars",
+                                a->name ? a->name : "?",
+                                (long long)gr_scalar_as_i64(a->type, a->bits));
+    }
+    if (len < n)
+        snprintf(buf + len, n - len, " the tool chose (no spec); give a spec whose lengths "
+                                     "follow the scalars");
+}
+
+/* A finding under an inferred spec that goes away when every integer scalar the tool chose is
+ * set to another value depends on the values it chose: a race with the scalars set to the
+ * launch's thread count (`a[i * stride]` with stride = 0, rows of a matrix overlapping when the
+ * leading dimension is 0), a hang with them set to 1 (a loop they bound that is long, not
+ * endless). The assumption is named in buf. Only on a deterministic backend, where "goes away"
+ * means something; the input is restored. */
+static void scalar_dependence(search_session *s, gr_input *in, uint64_t sig, bool hang, char *buf,
+                              size_t n) {
+    buf[0] = '\0';
+    if (!s->spec_inferred || !gr_runner_deterministic(s->runner)) return;
+    uint64_t saved[64];
+    int changed = 0;
+    uint64_t threads = gr_input_threads(in);
+    for (int i = 0; i < in->nargs && i < 64; i++) {
+        gr_input_arg *a = &in->args[i];
+        saved[i] = a->bits;
+        if (a->kind != GR_INPUT_SCALAR || gr_elem_is_float(a->type)) continue;
+        if (i < s->spec.nparams && s->spec.params[i].from_json) continue;
+        if (s->spec.params[i].idom.kind == GR_DOM_CHOICES) continue; /* bool */
+        uint64_t bits = gr_scalar_from_i64(a->type, hang ? 1 : (int64_t)threads);
+        if (bits != a->bits) changed++;
+        a->bits = bits;
+    }
+    if (!changed) return;
+    gr_launch_result res;
+    gr_error err = GR_ERROR_INIT;
+    bool ran = gr_runner_run(s->runner, in, &res, &err);
+    bool still = !ran || (hang ? res.status == GR_EXEC_HANG
+                               : gr_search_result_has(in, &res, sig, GR_SEARCH_REL_NONE));
+    if (ran) gr_launch_result_free(&res);
+    gr_error_clear(&err);
+    for (int i = 0; i < in->nargs && i < 64; i++) in->args[i].bits = saved[i];
+    if (still) return;
+    size_t len = (size_t)snprintf(buf, n, "assumes");
+    int k = 0;
+    for (int i = 0; i < in->nargs && i < 64 && len < n; i++) {
+        const gr_input_arg *a = &in->args[i];
+        if (a->kind != GR_INPUT_SCALAR || gr_elem_is_float(a->type) ||
+            (i < s->spec.nparams && s->spec.params[i].from_json))
+            continue;
+        len += (size_t)snprintf(buf + len, n - len, "%s %s = %lld", k++ ? "," : "",
+                                a->name ? a->name : "?", (long long)gr_scalar_as_i64(a->type, a->bits));
+    }
+    if (len < n)
+        snprintf(buf + len, n - len, " (chosen by the tool, no spec): with each set to %llu %s",
+                 hang ? 1ull : (unsigned long long)threads,
+                 hang ? "the kernel terminates (a loop they bound is long, not endless)"
+                      : "the race does not occur");
+}
+
 typedef struct report_tally {
     uint32_t lost; /* findings seen but not on disk */
     /* what the report says about where inputs came from */
@@ -1206,12 +1312,25 @@ static bool report_claimed(search_session *s, gr_report *r, const gr_campaign_fi
     }
     for (size_t k = first; k < r->nfindings; k++) {
         gr_report_finding *rf = &r->findings[k];
+        char assumed[512] = "";
+        if (have) assumption_of(s, &wit.input, rf, assumed, sizeof assumed);
+        if (have && !assumed[0] && (rf->cls == GR_REPORT_RACE || rf->cls == GR_REPORT_HANG))
+            scalar_dependence(s, &wit.input, sig, rf->cls == GR_REPORT_HANG, assumed,
+                              sizeof assumed);
         rf->launch = L;
         rf->launch.schedule = gr_report_strdup(r, L.schedule);
         rf->launch.backend = gr_report_strdup(r, L.backend);
         rf->launch.detector = gr_report_strdup(r, L.detector);
         rf->launch.warp_model = gr_report_strdup(r, L.warp_model);
-        if (note[0]) rf->note = gr_report_strdup(r, note);
+        if (assumed[0]) {
+            /* the finding needs a guess the tool made: a warning that names it */
+            char both[1600];
+            snprintf(both, sizeof both, "%s%s%s", assumed, note[0] ? "; " : "", note);
+            rf->severity = GR_SEVERITY_WARNING;
+            rf->note = gr_report_strdup(r, both);
+        } else if (note[0]) {
+            rf->note = gr_report_strdup(r, note);
+        }
         if (!rec->is_divergence) {
             char words[1400];
             origin_note(tally, rec, words, sizeof words);
@@ -1338,7 +1457,7 @@ int cmd_fuzz(int argc, char **argv) {
     const char *spec = NULL, *backend = NULL, *time_s = NULL, *runs_s = NULL, *corpus = NULL,
                *findings = NULL, *jobs_s = NULL, *seed_s = NULL,
                *warp_model = NULL, *detector = NULL, *seeds_dir = NULL, *memory_limit = NULL;
-    bool stop_on_first = false;
+    bool stop_on_first = false, plain_inference = false;
     cli_report_options report = {0};
     cli_oracle_options oracle = {0};
     int split = argc;
@@ -1357,6 +1476,7 @@ int cmd_fuzz(int argc, char **argv) {
         {"--warp-model", CLI_VALUE, &warp_model, NULL}, {"--detector", CLI_VALUE, &detector, NULL},
         {"--memory-limit", CLI_VALUE, &memory_limit, NULL},
         {"--stop-on-first", CLI_FLAG, NULL, &stop_on_first}, CLI_ORACLE_OPT_SPECS(&oracle),
+        {"--plain-inference", CLI_FLAG, NULL, &plain_inference},
 
         {NULL, CLI_FLAG, NULL, NULL}};
     if (!cli_parse("fuzz", split, argv, 2, &src, specs, &err)) return search_fail(&err);
@@ -1382,7 +1502,7 @@ int cmd_fuzz(int argc, char **argv) {
     /* Workers are forked: a GPU worker needs a parent that never initialized the driver. */
     bool maybe_gpu = backend && strcmp(backend, "sim") != 0;
     search_session_options so = {spec, true, backend, detector, warp_model, 0, (uint32_t)memory_mb,
-                                 true, maybe_gpu};
+                                 true, maybe_gpu, plain_inference};
     int code = -1;
     char workdir[GR_CAMPAIGN_PATH_MAX];
     const char *tmp = getenv("TMPDIR");

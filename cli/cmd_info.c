@@ -74,7 +74,10 @@ static int print_inferred_spec(const cli_loaded *l, const char *kernel, gr_error
     const gr_kernel_sig *k = gr_kernel_select(&l->kernels, kernel, err);
     if (!k) return -1;
     gr_spec spec;
-    if (!gr_spec_infer(&spec, k, err)) return -1;
+    gr_spec_hints hints;
+    if (!gr_spec_hints_find(l->module, k, &hints, err) ||
+        !gr_spec_infer_hinted(&spec, k, &hints, err))
+        return -1;
     gr_strbuf out = GR_STRBUF_INIT, notes = GR_STRBUF_INIT;
     int code = -1;
     if (gr_spec_to_json(&spec, &out, err)) {

@@ -34,7 +34,7 @@ int cmd_minimize(int argc, char **argv) {
         return search_fail(&err);
     }
     search_session s;
-    search_session_options so = {spec, true, backend, NULL, NULL, 0, 0, false, false};
+    search_session_options so = {spec, true, backend, NULL, NULL, 0, 0, false, false, false};
     gr_witness w, mw;
     memset(&w, 0, sizeof w);
     memset(&mw, 0, sizeof mw);

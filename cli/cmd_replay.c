@@ -50,8 +50,15 @@ bool search_session_open(search_session *s, const cli_source_options *src,
                                    (const char *const *)s->loaded.texts + 1,
                                    s->loaded.nfiles - 1};
     if (o->need_spec || o->spec_path) {
-        bool ok = o->spec_path ? gr_spec_load(&s->spec, o->spec_path, s->kernel, err)
-                               : gr_spec_infer(&s->spec, s->kernel, err);
+        bool ok;
+        if (o->spec_path) {
+            ok = gr_spec_load(&s->spec, o->spec_path, s->kernel, err);
+        } else {
+            /* what the kernel's code says narrows the guesses, unless asked for the plain ones */
+            if (!o->plain_inference && !gr_spec_hints_find(s->loaded.module, s->kernel, &s->hints, err))
+                return false;
+            ok = gr_spec_infer_hinted(&s->spec, s->kernel, &s->hints, err);
+        }
         if (!ok) return false;
         s->have_spec = true;
         s->spec_inferred = !o->spec_path;
@@ -362,7 +369,7 @@ int cmd_replay(int argc, char **argv) {
     search_session *sessions = calloc((size_t)nfiles + 1, sizeof *sessions);
     const char **session_keys = calloc((size_t)nfiles + 1, sizeof *session_keys);
     int nsessions = 0;
-    search_session_options so = {spec, false, backend, NULL, NULL, 0, 0, false, false};
+    search_session_options so = {spec, false, backend, NULL, NULL, 0, 0, false, false, false};
     uint64_t mb = 0;
     if ((step_budget &&
          !cli_parse_uint_flag("--step-budget", step_budget, 1, UINT64_MAX, &so.step_budget, &err)) ||

@@ -9,6 +9,48 @@
 #include "jit/link/ptx_link.h"
 #include "jit/ptx/ptx_parse.h"
 
+enum { LOAD_MAX_INCLUDED = 64 };
+
+/* Whether `path` (resolved) lies under folder `dir` (resolved). */
+static bool under(const char *path, const char *dir) {
+    size_t n = strlen(dir);
+    return n && strncmp(path, dir, n) == 0 && (path[n] == '/' || dir[n - 1] == '/');
+}
+
+/* The texts of the user's files besides FILE that the module's code came from (the .file
+ * entries: headers that define kernels), for the kernels' parameter names: files in FILE's
+ * folder, below it, or in an -I folder; the toolkit's headers are not read. Unreadable files
+ * are skipped: names are a convenience, never a reason to fail. */
+static int read_included(const char *main_file, const cli_source_options *src,
+                         const ptx_module *m, char **texts) {
+    char *main_real = realpath(main_file, NULL);
+    if (!main_real) return 0;
+    char *slash = strrchr(main_real, '/');
+    char *dir = slash ? strndup(main_real, (size_t)(slash - main_real)) : NULL;
+    int n = 0;
+    for (int32_t i = 0; i < m->nfiles && n < LOAD_MAX_INCLUDED; i++) {
+        if (!m->files[i].path) continue;
+        char *real = realpath(m->files[i].path, NULL);
+        if (!real) continue;
+        bool wanted = strcmp(real, main_real) != 0 && dir && under(real, dir);
+        for (int d = 0; !wanted && d < src->compile.n_include_dirs; d++) {
+            char *inc = realpath(src->compile.include_dirs[d], NULL);
+            wanted = inc && under(real, inc);
+            free(inc);
+        }
+        if (wanted) {
+            gr_error ignored = GR_ERROR_INIT;
+            texts[n] = gr_read_file(real, NULL, &ignored);
+            if (texts[n]) n++;
+            gr_error_clear(&ignored);
+        }
+        free(real);
+    }
+    free(dir);
+    free(main_real);
+    return n;
+}
+
 bool cli_load(const cli_source_options *src, cli_loaded *out, gr_error *err) {
     return cli_load_ex(src, false, out, err);
 }
@@ -89,7 +131,16 @@ bool cli_load_ex(const cli_source_options *src, bool isolate_compile, cli_loaded
             if (mods[i]) ptx_module_free(mods[i]);
     }
     free(mods);
-    if (ok) ok = gr_kernel_list_build(out->module, out->source, &out->kernels, err);
+    if (ok) {
+        /* parameter names also from the user's headers and the program's other files */
+        char *included[LOAD_MAX_INCLUDED];
+        int nincluded = is_ptx_file(out->files[0])
+                            ? 0
+                            : read_included(out->files[0], src, out->module, included);
+        ok = gr_kernel_list_build_with(out->module, out->source, (const char *const *)included,
+                                       nincluded, &out->kernels, err);
+        for (int i = 0; i < nincluded; i++) free(included[i]);
+    }
     if (!ok) cli_loaded_free(out);
     return ok;
 }

@@ -24,6 +24,7 @@ typedef struct search_session {
     gr_spec spec;
     bool have_spec;
     bool spec_inferred;
+    gr_spec_hints hints;     /* what the kernel's code says (known false: not read) */
     gr_codec codec;
     bool have_codec;
     gr_runner *runner;
@@ -40,6 +41,7 @@ typedef struct search_session_options {
     uint32_t memory_limit_mb; /* the happens-before detector's (0: its default) */
     bool defer_runner;       /* no backend yet (fuzz opens one per worker process) */
     bool isolate_compile;    /* compile in a child process (cli_load_ex): forked GPU workers */
+    bool plain_inference;    /* infer from the signature alone, not from the code's facts */
 } search_session_options;
 
 /* Where the search commands get their backend from instead of --backend when `open` is set:

@@ -1037,9 +1037,27 @@ static bool link_csr(spec_ctx *c, json_t **param_json) {
     return true;
 }
 
+/* Equal but for white space ("reduce4<int,256u>" and "reduce4<int, 256u>"). */
+static bool same_but_space(const char *a, const char *b) {
+    for (;;) {
+        while (*a == ' ' || *a == '\t') a++;
+        while (*b == ' ' || *b == '\t') b++;
+        if (*a != *b) return false;
+        if (!*a) return true;
+        a++, b++;
+    }
+}
+
+/* Whether a spec's "kernel" names this kernel: its plain name (every template instantiation and
+ * overload), its PTX name, or its qualified name with template arguments (one instantiation). */
+static bool names_kernel(const char *name, const gr_kernel_sig *sig) {
+    return strcmp(name, sig->name) == 0 || strcmp(name, sig->ptx_name) == 0 ||
+           (sig->qualified && same_but_space(name, sig->qualified));
+}
+
 bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
                    const gr_kernel_sig *sig, gr_error *err) {
-    spec_ctx c = {spec, file, err, sig, false, false, false};
+    spec_ctx c = {spec, file, err, sig, false, false, false, NULL};
     if (!spec_init_from_sig(&c)) {
         gr_spec_free(spec);
         return false;
@@ -1066,10 +1084,9 @@ bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
     }
     if (ok && (v = json_object_get(root, "kernel"))) {
         if (!json_is_string(v)) ok = spec_fail(&c, "kernel", "expected the kernel's name");
-        else if (strcmp(json_string_value(v), sig->name) != 0 &&
-                 strcmp(json_string_value(v), sig->ptx_name) != 0)
+        else if (!names_kernel(json_string_value(v), sig))
             ok = spec_fail(&c, "kernel", "the spec is for kernel '%s', not '%s'",
-                           json_string_value(v), sig->name);
+                           json_string_value(v), sig->qualified ? sig->qualified : sig->name);
     }
     if (ok && (v = json_object_get(root, "reference"))) {
         if (!json_is_string(v) || !json_string_length(v))
@@ -1140,7 +1157,12 @@ bool gr_spec_load(gr_spec *spec, const char *path, const gr_kernel_sig *sig, gr_
 }
 
 bool gr_spec_infer(gr_spec *spec, const gr_kernel_sig *sig, gr_error *err) {
-    spec_ctx c = {spec, NULL, err, sig, false, false, false};
+    return gr_spec_infer_hinted(spec, sig, NULL, err);
+}
+
+bool gr_spec_infer_hinted(gr_spec *spec, const gr_kernel_sig *sig, const gr_spec_hints *hints,
+                          gr_error *err) {
+    spec_ctx c = {spec, NULL, err, sig, false, false, false, hints && hints->known ? hints : NULL};
     bool ok = spec_init_from_sig(&c) && spec_note_inferred(&c) && compute_order(&c) &&
               compute_bounds(&c);
     if (!ok) gr_spec_free(spec);

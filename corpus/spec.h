@@ -142,6 +142,35 @@ bool gr_spec_load(gr_spec *spec, const char *path, const gr_kernel_sig *sig, gr_
  * in [0, threads] biased toward launch values, blocks 1..1024 biased to warp multiples,
  * grids 1..64. */
 bool gr_spec_infer(gr_spec *spec, const gr_kernel_sig *sig, gr_error *err);
+
+/* What the kernel's code says about the launches and inputs it expects (from the PTX analysis
+ * facts, jit/analysis/facts.h), for an inferred spec that does not cry wolf. */
+enum { GR_HINT_MAGIC_MAX = 16, GR_HINT_WHY = 160 };
+typedef struct gr_spec_hints {
+    bool known;              /* false: nothing is known (gr_spec_infer's plain guesses) */
+    bool reads_block_index;  /* %ctaid or %nctaid: else one block is enough */
+    uint8_t grid_dims;       /* highest %ctaid/%nctaid dimension read, 1..3 */
+    uint8_t block_dims;      /* highest %tid/%ntid dimension read, 1..3 */
+    /* Largest block extent per dimension that keeps the thread-indexed static shared arrays
+     * in bounds (0: no bound), and the array that says so. */
+    uint32_t block_max[3];
+    char block_max_why[GR_HINT_WHY];
+    /* `if (blockDim.d != C) return;` and the like: exact extents (0: none) and upper bounds. */
+    uint32_t block_exact[3], block_upper[3];
+    /* Integer constants the kernel compares values loaded from a buffer with (magic values):
+     * the buffer's parameter index and the constant. */
+    int magic_param[GR_HINT_MAGIC_MAX];
+    int64_t magic[GR_HINT_MAGIC_MAX];
+    int nmagic;
+} gr_spec_hints;
+
+/* The hints for `sig`'s kernel in module `m`. Fails only for lack of memory; a kernel the
+ * analysis cannot read gets hints with `known` false. */
+bool gr_spec_hints_find(const ptx_module *m, const gr_kernel_sig *sig, gr_spec_hints *out,
+                        gr_error *err);
+/* gr_spec_infer, narrowed by the hints (NULL or !known: the same as gr_spec_infer). */
+bool gr_spec_infer_hinted(gr_spec *spec, const gr_kernel_sig *sig, const gr_spec_hints *hints,
+                          gr_error *err);
 void gr_spec_free(gr_spec *spec);
 
 /* Prints the spec as JSON that gr_spec_parse accepts (what `gpurace info --spec` shows). */

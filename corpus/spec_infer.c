@@ -186,6 +186,89 @@ static bool infer_buffer(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *
 static const char *const block_prefer[] = {"32", "64", "128", "256", "512", "1024", "31", "33", "1"};
 static const char *const grid_prefer[] = {"1", "2", "3", "4"};
 
+/* A range lo..hi whose preferred values are `prefer` (numbers) plus hi itself. */
+static bool range_numbers(spec_ctx *c, gr_int_domain *d, uint32_t hi, const uint32_t *prefer,
+                          int nprefer) {
+    char hi_text[16], texts[12][16];
+    const char *ptrs[12];
+    int n = 0;
+    snprintf(hi_text, sizeof hi_text, "%u", hi);
+    for (int i = 0; i < nprefer && n < 11; i++)
+        if (prefer[i] <= hi) {
+            snprintf(texts[n], sizeof texts[n], "%u", prefer[i]);
+            ptrs[n] = texts[n];
+            n++;
+        }
+    ptrs[n++] = hi_text;
+    return range_with_prefer(c, d, "1", hi_text, ptrs, n);
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/* Narrows the launch to what the kernel's code expects (gr_spec_hints): one block when it never
+ * reads its block index; y and z extents only where it reads them; blocks no larger than its
+ * thread-indexed shared arrays and its own extent checks allow. */
+static bool apply_launch_hints(spec_ctx *c) {
+    const gr_spec_hints *h = c->hints;
+    gr_spec *s = c->spec;
+    if (!h->reads_block_index) {
+        if (!fixed(c, &s->grid[0], 1)) return false;
+    } else {
+        static const uint32_t grid_pref[] = {1, 2, 3};
+        if (h->grid_dims >= 2 && !range_numbers(c, &s->grid[1], 8, grid_pref, 3)) return false;
+        if (h->grid_dims >= 3 && !range_numbers(c, &s->grid[2], 4, grid_pref, 2)) return false;
+    }
+    static const uint32_t cap[3] = {1024, 1024, 64};
+    for (int d = 0; d < 3; d++) {
+        if (d >= h->block_dims && !h->block_exact[d]) continue; /* stays 1 */
+        if (h->block_exact[d]) {
+            if (!fixed(c, &s->block[d], h->block_exact[d])) return false;
+            continue;
+        }
+        uint32_t hi = cap[d];
+        /* a 2D or 3D block keeps each extent small enough that their product can stay <= 1024 */
+        if (h->block_dims >= 2) hi = d == 0 ? 64 : d == 1 ? 32 : 8;
+        if (h->block_max[d]) hi = min_u32(hi, h->block_max[d]);
+        if (h->block_upper[d]) hi = min_u32(hi, h->block_upper[d]);
+        if (hi < 1) hi = 1;
+        if (h->block_dims == 1) {
+            static const uint32_t pref[] = {32, 64, 128, 256, 512, 1024, 31, 33, 1};
+            if (!range_numbers(c, &s->block[0], hi, pref, 9)) return false;
+        } else {
+            static const uint32_t pref_x[] = {16, 32, 8, 1, 17};
+            static const uint32_t pref_y[] = {16, 8, 4, 2, 1};
+            static const uint32_t pref_z[] = {1, 2, 4};
+            const uint32_t *p = d == 0 ? pref_x : d == 1 ? pref_y : pref_z;
+            if (!range_numbers(c, &s->block[d], hi, p, d == 2 ? 3 : 5)) return false;
+        }
+    }
+    return true;
+}
+
+/* Buffers the kernel compares with magic values (`if (key[0] == 0x5EED)`) can hold them: their
+ * generator's range grows to include every such constant, so the search's dictionary can put
+ * them in. */
+static bool apply_magic_hints(spec_ctx *c) {
+    const gr_spec_hints *h = c->hints;
+    gr_spec *s = c->spec;
+    for (int i = 0; i < h->nmagic; i++) {
+        int p = h->magic_param[i];
+        if (p < 0 || p >= s->nparams) continue;
+        gr_param_spec *ps = &s->params[p];
+        if (ps->role != GR_ROLE_BUFFER || ps->gen.kind != GR_GEN_UNIFORM ||
+            gr_elem_is_float(ps->type))
+            continue;
+        int64_t v = h->magic[i];
+        if (v < gr_elem_int_min(ps->type) || v > gr_elem_int_max(ps->type)) continue;
+        int64_t lo, hi;
+        if (!gr_expr_is_constant(ps->gen.min, &lo) || !gr_expr_is_constant(ps->gen.max, &hi))
+            continue;
+        if (v < lo && !(ps->gen.min = gr_expr_constant(&s->arena, v))) return nomem(c);
+        if (v > hi && !(ps->gen.max = gr_expr_constant(&s->arena, v))) return nomem(c);
+    }
+    return true;
+}
+
 bool spec_init_from_sig(spec_ctx *c) {
     gr_spec *s = c->spec;
     const gr_kernel_sig *sig = c->sig;
@@ -232,11 +315,13 @@ bool spec_init_from_sig(spec_ctx *c) {
         else if (ps->role == GR_ROLE_BUFFER) ok = infer_buffer(c, ps, kp);
         if (!ok) return false;
     }
+    if (c->hints && !apply_magic_hints(c)) return false;
     if (!fixed(c, &s->grid[1], 1) || !fixed(c, &s->grid[2], 1) || !fixed(c, &s->block[1], 1) ||
         !fixed(c, &s->block[2], 1))
         return false;
     if (!range_with_prefer(c, &s->grid[0], "1", "64", grid_prefer, 4)) return false;
     if (!range_with_prefer(c, &s->block[0], "1", "1024", block_prefer, 9)) return false;
+    if (c->hints && !apply_launch_hints(c)) return false;
     if (sig->uses_dynamic_shared) {
         memset(&s->shared, 0, sizeof s->shared);
         s->shared.kind = GR_DOM_FIXED;
@@ -260,16 +345,64 @@ static bool add_assumption(spec_ctx *c, const char *text) {
     return true;
 }
 
+/* "1", "1..64" or "1..16" for a launch extent the inference chose. */
+static void extent_text(const gr_int_domain *d, char *buf, size_t n) {
+    int64_t lo = 1, hi = 1;
+    if (d->kind == GR_DOM_FIXED) {
+        gr_expr_is_constant(d->lo, &lo);
+        snprintf(buf, n, "%lld", (long long)lo);
+    } else {
+        gr_expr_is_constant(d->lo, &lo);
+        gr_expr_is_constant(d->hi, &hi);
+        snprintf(buf, n, "%lld..%lld", (long long)lo, (long long)hi);
+    }
+}
+
+/* The launch assumptions of a spec narrowed by hints, with the reason for each narrowing. */
+static bool add_launch_assumptions(spec_ctx *c) {
+    const gr_spec_hints *h = c->hints;
+    gr_spec *s = c->spec;
+    char line[512], g[3][24], b[3][24];
+    for (int d = 0; d < 3; d++) {
+        extent_text(&s->grid[d], g[d], sizeof g[d]);
+        extent_text(&s->block[d], b[d], sizeof b[d]);
+    }
+    snprintf(line, sizeof line, "launch: grid %s x %s x %s blocks%s", g[0], g[1], g[2],
+             h->reads_block_index ? "" : " (the kernel never reads blockIdx or gridDim)");
+    if (!add_assumption(c, line)) return false;
+    size_t n = (size_t)snprintf(line, sizeof line, "launch: blocks of %s x %s x %s threads", b[0],
+                                b[1], b[2]);
+    if (h->block_dims == 1 && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n,
+                              " (favoring warp multiples; the kernel reads threadIdx.x only)");
+    else if (n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, " (the kernel reads threadIdx.%s)",
+                              h->block_dims == 2 ? "x and y" : "x, y and z");
+    if ((h->block_max[0] || h->block_max[1] || h->block_max[2]) && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n,
+                              "; at most as large as the thread-indexed shared array %s allows",
+                              h->block_max_why);
+    if ((h->block_exact[0] || h->block_exact[1] || h->block_exact[2] || h->block_upper[0] ||
+         h->block_upper[1] || h->block_upper[2]) &&
+        n < sizeof line)
+        snprintf(line + n, sizeof line - n, "; within the block extents the kernel checks");
+    return add_assumption(c, line);
+}
+
 bool spec_note_inferred(spec_ctx *c) {
     gr_spec *s = c->spec;
     char line[512];
-    if (!c->grid_given &&
-        !add_assumption(c, "launch: grid of 1..64 blocks in x (favoring 1 to 4); y = z = 1"))
-        return false;
-    if (!c->block_given &&
-        !add_assumption(c, "launch: blocks of 1..1024 threads in x, favoring warp multiples "
-                           "(32 .. 1024) and 31, 33, 1; y = z = 1"))
-        return false;
+    if (c->hints) {
+        if (!c->grid_given && !add_launch_assumptions(c)) return false;
+    } else {
+        if (!c->grid_given &&
+            !add_assumption(c, "launch: grid of 1..64 blocks in x (favoring 1 to 4); y = z = 1"))
+            return false;
+        if (!c->block_given &&
+            !add_assumption(c, "launch: blocks of 1..1024 threads in x, favoring warp multiples "
+                               "(32 .. 1024) and 31, 33, 1; y = z = 1"))
+            return false;
+    }
     if (!c->shared_given && c->sig->uses_dynamic_shared &&
         !add_assumption(c, "launch: 16 bytes of dynamic shared memory per thread"))
         return false;
@@ -298,13 +431,17 @@ bool spec_note_inferred(spec_ctx *c) {
             bool pointers = kp->elem_type && strchr(kp->elem_type, '*');
             bool known = pointers || pointee_type(kp->elem_type, &t, &lanes);
             if (!known) lanes = 16;
-            char range[64], times[32] = "";
+            char range[128], times[32] = "";
             if (pointers) snprintf(range, sizeof range, "null pointers (what they point to is unknown)");
             else if (gr_elem_is_float(ps->type)) snprintf(range, sizeof range, "uniform in [-1, 1]");
             else {
-                int64_t tmax = gr_elem_int_max(ps->type);
-                snprintf(range, sizeof range, "uniform in [0, %lld]",
-                         (long long)(tmax < 1023 ? tmax : 1023));
+                int64_t lo = 0, hi = 0;
+                gr_expr_is_constant(ps->gen.min, &lo);
+                gr_expr_is_constant(ps->gen.max, &hi);
+                snprintf(range, sizeof range, "uniform in [%lld, %lld]%s", (long long)lo,
+                         (long long)hi,
+                         hi > 1023 || lo < 0 ? " (to hold the values the kernel compares it with)"
+                                             : "");
             }
             if (lanes > 1) snprintf(times, sizeof times, " x %d", lanes);
             snprintf(line, sizeof line, "%s (%s): %s, max(1024, 4 * threads)%s elements of %s, %s%s",

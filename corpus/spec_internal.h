@@ -14,6 +14,7 @@ typedef struct spec_ctx {
     gr_error *err;
     const gr_kernel_sig *sig;
     bool grid_given, block_given, shared_given; /* the JSON set them: no assumption */
+    const gr_spec_hints *hints; /* what the kernel's code says (NULL: nothing) */
 } spec_ctx;
 
 /* Records a GR_ERR_INPUT "path: message" error; returns false. */

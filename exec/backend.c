@@ -33,6 +33,8 @@ void gr_launch_result_free(gr_launch_result *r) {
     free(r->findings);
     free(r->block_hits);
     free(r->block_first_insn);
+    free(r->cmp_closest);
+    free(r->cmp_insn);
     free(r->printf_output);
     memset(r, 0, sizeof *r);
 }

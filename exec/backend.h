@@ -212,6 +212,9 @@ typedef struct gr_finding {
     uint32_t size;
     uint8_t space;        /* ptx_space */
     char message[200];    /* one line, no trailing newline */
+    /* Out of bounds of the buffer of kernel parameter from_param - 1, where the address came
+     * from, though it lands in another allocation (whose element it is not); 0 otherwise. */
+    int32_t from_param;
 } gr_finding;
 
 typedef struct gr_launch_result {
@@ -224,6 +227,12 @@ typedef struct gr_launch_result {
     uint64_t *block_hits;
     uint32_t *block_first_insn;
     int nblocks;
+    /* Comparison feedback (simulator): per integer setp executed, the fewest bits in which its
+     * two operands differed over the launch (0xff: not executed), as libFuzzer's value profile;
+     * cmp_insn[i] is the setp's instruction id. NULL / 0 on backends without it. */
+    uint8_t *cmp_closest;
+    uint32_t *cmp_insn;
+    int ncmps;
     uint64_t undecided;           /* FSM: accesses it left undecided (kept silent) */
     bool confirmed_by_hb;         /* the race findings come from an HB re-run (gr_confirm_mode) */
     bool confirm_skipped;         /* a confirming HB re-run was due but could not finish: the */

@@ -41,6 +41,11 @@ size_t gr_feedback_fill(uint8_t *c, size_t n, const gr_input *in, const gr_launc
         set += bump(c, 0, cov, mix(1, id), hits);
         set += bump(c, 0, cov, mix(2 + (uint64_t)log2_bucket(hits * 4 / threads), id), 1);
     }
+    /* value profile: a setp whose operands came closer (fewer differing bits) than before is
+     * progress toward its other outcome (`key[0] == 0x5EED`), even before coverage changes */
+    for (int i = 0; i < res->ncmps && res->cmp_closest; i++)
+        if (res->cmp_closest[i] <= 64)
+            set += bump(c, 0, cov, mix(70 + (uint64_t)res->cmp_closest[i], res->cmp_insn[i]), 1);
     for (int i = 0; i < res->nfindings; i++) {
         const gr_finding *f = &res->findings[i];
         uint64_t sig = gr_search_signature(f);

@@ -6,7 +6,8 @@
  *   [0, n/2)        kernel coverage: per basic block its hit count (libFuzzer buckets counter
  *                   values 1, 2, 3, 4-7, ...), plus a feature per (block, log2 of hits per
  *                   launched thread) so "this loop ran twice per thread" is new even when the
- *                   total saturates;
+ *                   total saturates; and per integer setp the fewest bits in which its operands
+ *                   differed (libFuzzer's value profile: closer operands are new features);
  *   [n/2, 3n/4)     detector features: each finding's signature with the thread relation
  *                   (same warp / other warp / other block), each finding class with its
  *                   instruction, dropped-finding pressure; with `fuzz --oracle seqcmp`, output

@@ -89,7 +89,10 @@ static size_t dict_mutate(const gr_codec *codec, const gr_dictionary *dict, uint
             int es = gr_elem_size(b->type);
             uint64_t bits = gr_scalar_from_i64(b->type, v);
             for (int j = 0; j < k; j++) {
-                uint64_t at = next(rng) % reach;
+                /* headers and keys sit at the front (`if (key[0] == MAGIC)`): favor it */
+                unsigned where = (unsigned)(next(rng) % 4);
+                uint64_t at = where == 0 ? 0 : where == 1 ? next(rng) % (reach < 8 ? reach : 8)
+                                                          : next(rng) % reach;
                 memcpy(b->data + at * (uint64_t)es, &bits, (size_t)es); /* little-endian */
             }
             changed = true;

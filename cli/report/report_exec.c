@@ -244,7 +244,7 @@ bool gr_report_add_exec_finding(gr_report *r, const gr_report_exec_context *ctx,
                  rf.synchronization ? rf.synchronization : "nothing orders the two accesses");
         rf.synchronization = rmw_hint;
     }
-    resolve_object(ctx, &rf);
+    if (!f->from_param) resolve_object(ctx, &rf); /* not an element of the buffer it lands in */
     bool ok = gr_report_add(r, &rf, err) != NULL;
     gr_strbuf_free(&s[0].ptx);
     gr_strbuf_free(&s[1].ptx);

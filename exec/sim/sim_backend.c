@@ -378,11 +378,17 @@ static bool run_once(sim_backend *be, const gr_launch *L, const gr_detector_opti
         out->nblocks = be->prog.nblocks;
         out->block_hits = calloc((size_t)be->prog.nblocks + 1, sizeof(uint64_t));
         out->block_first_insn = calloc((size_t)be->prog.nblocks + 1, sizeof(uint32_t));
-        if (!out->block_hits || !out->block_first_insn)
+        out->ncmps = be->prog.ncmps;
+        out->cmp_closest = malloc((size_t)be->prog.ncmps + 1);
+        out->cmp_insn = calloc((size_t)be->prog.ncmps + 1, sizeof(uint32_t));
+        if (!out->block_hits || !out->block_first_insn || !out->cmp_closest || !out->cmp_insn) {
             ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
-        else
+        } else {
             memcpy(out->block_first_insn, be->prog.block_first_insn,
                    (size_t)be->prog.nblocks * sizeof(uint32_t));
+            memset(out->cmp_closest, 0xff, (size_t)be->prog.ncmps + 1); /* never executed */
+            memcpy(out->cmp_insn, be->prog.cmp_insn, (size_t)be->prog.ncmps * sizeof(uint32_t));
+        }
     }
     if (ok && !sim_schedule_prepare(r)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory preparing the launch");
     if (ok && !sim_filter_prepare(r, L)) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory preparing the launch");

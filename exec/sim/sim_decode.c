@@ -1551,6 +1551,7 @@ bool sim_program_build(const ptx_module *m, sim_program *p, sim_alloc_fn alloc, 
     }
     /* accesses that need not reach the detector */
     if (ok) ok = sim_filter_mark(p, m, err);
+    if (ok) ok = sim_provenance_mark(p, m, err);
     /* basic blocks */
     if (ok) {
         for (int32_t i = 0; i < p->ncode; i++)
@@ -1559,6 +1560,15 @@ bool sim_program_build(const ptx_module *m, sim_program *p, sim_alloc_fn alloc, 
         if (!p->block_first_insn) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
         for (int32_t i = 0; ok && i < p->ncode; i++)
             if (p->code[i].bb_leader) p->block_first_insn[p->code[i].bb] = p->code[i].id;
+    }
+    /* integer comparisons, whose operand distance the search follows */
+    if (ok) {
+        for (int32_t i = 0; i < p->ncode; i++)
+            if (p->code[i].h == H_SETP && !p->code[i].is_float) p->code[i].cmp_slot = ++p->ncmps;
+        p->cmp_insn = calloc((size_t)p->ncmps + 1, sizeof(uint32_t));
+        if (!p->cmp_insn) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        for (int32_t i = 0; ok && i < p->ncode; i++)
+            if (p->code[i].cmp_slot) p->cmp_insn[p->code[i].cmp_slot - 1] = p->code[i].id;
     }
     free(d.labels);
     free(d.refs);
@@ -1583,6 +1593,7 @@ void sim_program_free(sim_program *p) {
     free(p->calls);
     free(p->consts);
     free(p->block_first_insn);
+    free(p->cmp_insn);
     free(p->vars);
     free(p->const_seg);
     gr_access_filter_free(&p->filter);

@@ -265,6 +265,27 @@ static void out_of_bounds(sim_run *r, const sim_insn *in, sim_warp *w, int lane,
     stop_with(r, GR_EXEC_OUT_OF_BOUNDS);
 }
 
+/* An access whose address derives from a parameter's pointer (sim_insn.base_param) but lands
+ * in another allocation: out of bounds of its own buffer, not an access of the other one. */
+static void other_allocation(sim_run *r, const sim_insn *in, sim_warp *w, int lane, uint64_t gen,
+                             uint32_t size, bool write) {
+    gr_finding *f = sim_add_finding(r, GR_FINDING_OUT_OF_BOUNDS, in->id, w, lane);
+    const ptx_function *fn = r->prog->funcs[r->kernel_index].fn;
+    int32_t p = in->base_param - 1;
+    const char *name = fn && p < fn->nparams && fn->params[p].name ? fn->params[p].name : "?";
+    if (f) {
+        f->address = gen;
+        f->size = size;
+        f->space = PTX_SPACE_GLOBAL;
+        f->from_param = in->base_param;
+        snprintf(f->message, sizeof f->message,
+                 "%s of %u bytes at global address 0x%" PRIx64 " is outside the buffer of "
+                 "kernel parameter %d (%s) its address comes from; it lands in another allocation",
+                 write ? "write" : "read", size, gen, p, name);
+    }
+    stop_with(r, GR_EXEC_OUT_OF_BOUNDS);
+}
+
 static void misaligned(sim_run *r, const sim_insn *in, sim_warp *w, int lane, uint64_t gen,
                        uint32_t size) {
     gr_finding *f = sim_add_finding(r, GR_FINDING_FAULT, in->id, w, lane);
@@ -346,6 +367,12 @@ static bool resolve_lanes(sim_run *r, const sim_insn *in, sim_warp *w, const uin
         uint8_t *p = translate(r, w, l, in->space, a, size, &gen, &sp);
         if (!p) {
             out_of_bounds(r, in, w, l, sp, gen, size, kind != GR_EXEC_READ);
+            return false;
+        }
+        if (in->base_param && sp == SP_GLOBAL && in->base_param <= r->nparam_alloc &&
+            r->param_alloc[in->base_param - 1] && r->last_alloc &&
+            r->last_alloc->addr != r->param_alloc[in->base_param - 1]) {
+            other_allocation(r, in, w, l, gen, size, kind != GR_EXEC_READ);
             return false;
         }
         if (gen % align) {
@@ -935,6 +962,11 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
                 t = cmp_float(in->cmp, x, y);
             } else {
                 t = cmp_int(in->cmp, A[l], B[l], sig, bits);
+                if (in->cmp_slot && r->res->cmp_closest) { /* how many bits apart the operands are (value profile) */
+                    uint8_t *closest = &r->res->cmp_closest[in->cmp_slot - 1];
+                    uint8_t dist = (uint8_t)__builtin_popcountll(zx(A[l] ^ B[l], bits));
+                    if (dist < *closest) *closest = dist;
+                }
             }
             int c = (int)(C[l] & 1), p = t, q = !t;
             if (in->boolop == PTX_SUBOP_AND) p &= c, q &= c;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/analysis/affine.h"
 #include "jit/analysis/readonly.h"
 
 enum { SIM_FILTER_RANGES = 4 }; /* buffers a read-only load's address may derive from */
@@ -28,6 +29,35 @@ bool sim_filter_mark(sim_program *p, const ptx_module *m, gr_error *err) {
         const gr_filter_site *s = gr_access_filter_site(&p->filter, in->id);
         if (s) in->filter_site = (int32_t)(s - p->filter.sites) + 1;
     }
+    return true;
+}
+
+bool sim_provenance_mark(sim_program *p, const ptx_module *m, gr_error *err) {
+    int32_t *base = calloc((size_t)m->ninsns + 1, sizeof *base);
+    if (!base) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    for (int32_t fi = 0; fi < m->nfunctions; fi++) {
+        const ptx_function *fn = &m->functions[fi];
+        if (!fn->is_entry || !fn->has_body) continue;
+        gr_affine_kernel *ak = gr_affine_kernel_new(m, fn);
+        if (!ak) continue; /* nothing can be said of this kernel */
+        for (int32_t s = 0; s < fn->nstmts; s++) {
+            const ptx_insn *x = fn->stmts[s].kind == PTX_STMT_INSN ? fn->stmts[s].insn : NULL;
+            if (!x || x->id >= m->ninsns || x->space != PTX_SPACE_GLOBAL ||
+                !(ptx_opcode_class((ptx_opcode)x->op) & PTX_OPC_MEMORY))
+                continue;
+            gr_affine_form f = gr_affine_address(ak, x);
+            if (f.base == GR_AFFINE_BASE_PARAM && f.base_index >= 0 && f.base_index < fn->nparams)
+                base[x->id] = f.base_index + 1;
+        }
+        gr_affine_kernel_free(ak);
+    }
+    for (int32_t i = 0; i < p->ncode; i++) {
+        sim_insn *in = &p->code[i];
+        if ((in->h == H_LD || in->h == H_ST || in->h == H_ATOM || in->h == H_RED) &&
+            in->id < m->ninsns)
+            in->base_param = base[in->id];
+    }
+    free(base);
     return true;
 }
 
@@ -97,8 +127,24 @@ static void site_range(const sim_run *r, const gr_filter_site *s, const int64_t 
     }
 }
 
+/* Where each pointer argument points (r->param_alloc): the launch buffer's start, 0 for none. */
+static bool prepare_provenance(sim_run *r, const gr_launch *L) {
+    r->param_alloc = calloc((size_t)(L->nargs > 0 ? L->nargs : 0) + 1, sizeof *r->param_alloc);
+    if (!r->param_alloc) return false;
+    r->nparam_alloc = L->nargs;
+    for (int i = 0; i < L->nargs; i++) {
+        if (L->args[i].size != 8) continue;
+        uint64_t v;
+        memcpy(&v, L->args[i].data, 8);
+        const sim_alloc *a = alloc_at(r->be, r->prog, v);
+        r->param_alloc[i] = a ? a->addr : 0;
+    }
+    return true;
+}
+
 bool sim_filter_prepare(sim_run *r, const gr_launch *L) {
     r->filter = NULL;
+    if (!prepare_provenance(r, L)) return false;
     const gr_access_filter *f = &r->prog->filter;
     if (L->access_filter == GR_ACCESS_FILTER_OFF || !L->detect || !f->nsites) return true;
     const gr_filter_kernel *k = gr_access_filter_kernel(f, r->kernel_index);
@@ -136,6 +182,9 @@ bool sim_filter_prepare(sim_run *r, const gr_launch *L) {
 }
 
 void sim_filter_release(sim_run *r) {
+    free(r->param_alloc);
+    r->param_alloc = NULL;
+    r->nparam_alloc = 0;
     if (!r->filter) return;
     free(r->filter->sites);
     free(r->filter);

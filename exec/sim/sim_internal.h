@@ -102,6 +102,9 @@ typedef struct sim_insn {
     int32_t target;    /* branch target (instruction index), callee (function index) */
     int32_t call;      /* index into sim_program.calls for H_CALL */
     uint32_t id;       /* ptx_insn.id */
+    int32_t cmp_slot;  /* integer setp: 1 + index into the launch result's cmp_closest; 0 none */
+    int32_t base_param; /* a kernel's global access whose address derives from parameter p
+                         * (jit/analysis/affine.h): 1 + p; 0 unknown */
     int32_t filter_site; /* 1 + index in sim_program.filter.sites: an access the analyses prove
                           * race-free under the site's conditions (sim_filter.h); 0: none */
     const ptx_insn *src;
@@ -157,6 +160,8 @@ typedef struct sim_program {
     int32_t nconsts, consts_cap;
     int32_t nblocks;          /* basic blocks */
     uint32_t *block_first_insn;
+    int32_t ncmps;            /* integer setp instructions (comparison feedback) */
+    uint32_t *cmp_insn;       /* their instruction ids */
     sim_global_var *vars;     /* module-scope variables and body .shared variables */
     int32_t nvars;
     uint32_t static_shared;   /* layout size of static shared memory (variables + gaps); the
@@ -182,6 +187,10 @@ bool sim_program_kernel_runnable(const sim_program *p, int32_t entry, gr_error *
 /* Builds p->filter for `m` and marks the instructions of its sites (sim_insn.filter_site);
  * sim_filter.c, called at the end of sim_program_build. */
 bool sim_filter_mark(sim_program *p, const ptx_module *m, gr_error *err);
+/* Marks each kernel's global accesses with the parameter their address derives from
+ * (sim_insn.base_param), so an access that leaves that parameter's buffer is out of bounds even
+ * where it lands in another allocation. */
+bool sim_provenance_mark(sim_program *p, const ptx_module *m, gr_error *err);
 /* Bytes and alignment of a variable or parameter as PTX lays it out. */
 uint64_t sim_var_size(const ptx_var *v);
 uint64_t sim_var_align(const ptx_var *v);

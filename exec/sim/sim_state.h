@@ -132,6 +132,10 @@ typedef struct sim_run {
     /* scratch for events */
     uint64_t ev_addr[SIM_LANES];
     struct sim_filter_run *filter; /* this launch's access filter (sim_filter.h), or NULL */
+    /* Per kernel parameter, the start of the launch allocation its value points into (0: none,
+     * or not a pointer): where accesses marked with sim_insn.base_param must stay. */
+    uint64_t *param_alloc;
+    int32_t nparam_alloc;
 } sim_run;
 
 #endif

@@ -142,6 +142,17 @@ static bool note_arrays(kernel_view *v, gr_kernel_facts *kf) {
         acc->size = size > 0 ? (uint32_t)size : 0;
         acc->known = f.known;
         gr_affine_format(v->ak, &f, acc->offset, sizeof acc->offset);
+        acc->thread_only = f.known;
+        acc->constant = f.constant;
+        for (uint8_t t = 0; t < f.nterms && acc->thread_only; t++) {
+            const gr_affine_term *term = &f.terms[t];
+            /* a loop counter's multiple (>= 0, 0 on the first trip) does not loosen the bound */
+            if (term->degree == 1 && term->coef >= 0 &&
+                gr_affine_atom_is_counter(v->ak, term->atoms[0]))
+                continue;
+            if (term->degree != 1 || term->atoms[0] > 2) acc->thread_only = false; /* tid.x/y/z */
+            else acc->tid_coef[term->atoms[0]] += term->coef;
+        }
     }
     return !oom;
 }

@@ -38,6 +38,13 @@ typedef struct gr_fact_access {
     uint32_t size;    /* bytes */
     bool known;       /* the offset below is exact */
     char offset[GR_FACT_TEXT]; /* byte offset from the array's start: "4*tid.x + 64*tid.y" */
+    /* When the exact offset is a constant plus multiples of %tid.x/y/z and nothing else
+     * (`tile[threadIdx.y][threadIdx.x]`), loop counters with non-negative multiples left out
+     * (they are 0 on a loop's first trip): those numbers, which bound the block a launch may
+     * use without running off the array. */
+    bool thread_only;
+    int64_t tid_coef[3];
+    int64_t constant;
 } gr_fact_access;
 
 typedef struct gr_fact_array {

@@ -103,7 +103,8 @@ static int split_top_level(const char *s, size_t n, char **parts, int max_parts)
 /* A declaration found in the source: name, line, parameter texts. */
 typedef struct source_decl {
     char *name;
-    int line;
+    int line;        /* in the main source; 0 for an included file's */
+    bool definition; /* a body follows (a forward declaration's names may differ) */
     char *params[64];
     int nparams;
 } source_decl;
@@ -123,10 +124,10 @@ static int line_of(const char *text, size_t offset) {
     return line;
 }
 
-/* Finds every `__global__ ... void NAME(...)` in the source. */
-static bool find_source_decls(const char *source, source_decl **out, int *nout, gr_error *err) {
-    *out = NULL;
-    *nout = 0;
+/* Finds every `__global__ ... void NAME(...)` in the source, appending to *out (*nout entries).
+ * `main_file`: lines are recorded (else 0). */
+static bool find_source_decls(const char *source, bool main_file, source_decl **out, int *nout,
+                              gr_error *err) {
     if (!source) return true;
     char *text = blank_comments(source);
     if (!text) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
@@ -144,8 +145,8 @@ static bool find_source_decls(const char *source, source_decl **out, int *nout, 
     }
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
     size_t len = strlen(text), pos = 0;
-    int cap = 0;
-    source_decl *decls = NULL;
+    int cap = *nout;
+    source_decl *decls = *out;
     bool ok = md != NULL;
     while (ok && pos < len) {
         int rc = pcre2_match(re, (PCRE2_SPTR)text, len, pos, 0, md, NULL);
@@ -172,19 +173,23 @@ static bool find_source_decls(const char *source, source_decl **out, int *nout, 
         source_decl *d = &decls[(*nout)++];
         memset(d, 0, sizeof *d);
         d->name = dup_range(text + ov[2], ov[3] - ov[2]);
-        d->line = line_of(text, ov[2]);
+        d->line = main_file ? line_of(text, ov[2]) : 0;
         d->nparams = split_top_level(text + open, close - open, d->params, 64);
+        size_t after = close + 1;
+        while (after < len && text[after] != ';' && text[after] != '{') after++;
+        d->definition = after < len && text[after] == '{';
         pos = close + 1;
     }
     pcre2_match_data_free(md);
     pcre2_code_free(re);
     free(text);
+    *out = decls;
     if (!ok) {
         free_decls(decls, *nout);
+        *out = NULL;
         *nout = 0;
         return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     }
-    *out = decls;
     return true;
 }
 
@@ -364,11 +369,19 @@ static bool build_params(gr_kernel_sig *k, const source_decl *decl, const char *
 
 bool gr_kernel_list_build(const ptx_module *m, const char *source, gr_kernel_list *out,
                           gr_error *err) {
+    return gr_kernel_list_build_with(m, source, NULL, 0, out, err);
+}
+
+bool gr_kernel_list_build_with(const ptx_module *m, const char *source,
+                               const char *const *included, int nincluded, gr_kernel_list *out,
+                               gr_error *err) {
     out->kernels = NULL;
     out->count = 0;
     source_decl *decls = NULL;
     int ndecls = 0;
-    if (!find_source_decls(source, &decls, &ndecls, err)) return false;
+    if (!find_source_decls(source, true, &decls, &ndecls, err)) return false;
+    for (int i = 0; i < nincluded; i++)
+        if (!find_source_decls(included[i], false, &decls, &ndecls, err)) return false;
 
     int nentries = 0;
     for (int i = 0; i < m->nfunctions; i++)
@@ -412,14 +425,13 @@ bool gr_kernel_list_build(const ptx_module *m, const char *source, gr_kernel_lis
             k->name = strdup(fn->name);
             k->qualified = strdup(fn->name);
         }
-        /* Overloads and template instantiations share a name: match by parameter count. */
+        /* Overloads and template instantiations share a name: match by parameter count. The
+         * definition's names win over a forward declaration's. */
         const source_decl *decl = NULL;
         for (int d = 0; d < ndecls; d++) {
             if (k->name && strcmp(decls[d].name, k->name) == 0 &&
-                decls[d].nparams == fn->nparams) {
+                decls[d].nparams == fn->nparams && (!decl || (!decl->definition && decls[d].definition)))
                 decl = &decls[d];
-                break;
-            }
         }
         if (decl) k->source_line = decl->line;
         ok = k->ptx_name && k->name && k->qualified && build_params(k, decl, dm_params, err);

@@ -53,6 +53,12 @@ typedef struct gr_kernel_list {
  * module came from, used for parameter names and extern "C" types. */
 bool gr_kernel_list_build(const ptx_module *m, const char *source, gr_kernel_list *out,
                           gr_error *err);
+/* The same, also reading the texts of the files `source` includes (`included`, may hold NULLs)
+ * for the declarations of kernels defined there. A definition's parameter names win over a
+ * forward declaration's; a declaration in an included file has no source_line. */
+bool gr_kernel_list_build_with(const ptx_module *m, const char *source,
+                               const char *const *included, int nincluded, gr_kernel_list *out,
+                               gr_error *err);
 void gr_kernel_list_free(gr_kernel_list *list);
 
 /* Picks the kernel named `name`: unqualified name, qualified name with template arguments

@@ -318,7 +318,7 @@ Test(channel, records_round_trip) {
     char dir[] = "/tmp/gr_channel_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     gr_finding f = {GR_FINDING_RACE, 12, 40, {{1, 0, 0}, {3, 0, 0}}, {{0, 0, 0}, {35, 1, 0}},
-                    0x100000001230ull, 4, PTX_SPACE_GLOBAL, "write-after-read race on global memory"};
+                    0x100000001230ull, 4, PTX_SPACE_GLOBAL, "write-after-read race on global memory", 0};
     gr_run_buffer buf = {"data", PTX_SPACE_GLOBAL, 0x100000001200ull, 4096, 4};
     gr_run_launch_record w = {0};
     w.pid = 4242;
