@@ -190,7 +190,11 @@ bool gr_compile_cache_key_make(const char *source, const char *name,
         feed_str(&kb, "default options");
     }
     feed_str(&kb, source);
-    char *src_dir = directory_of(name);
+    /* NVRTC writes absolute paths into .file: one text in two folders is two keys */
+    char *src_dir = NULL, *named_dir = directory_of(name);
+    if (named_dir) src_dir = realpath(named_dir, NULL);
+    free(named_dir);
+    feed_str(&kb, src_dir ? src_dir : "-");
     if (src_dir) follow_includes(&kb, source, src_dir, 0);
     else kb.ok = false;
     free(src_dir);

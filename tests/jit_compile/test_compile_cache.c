@@ -164,3 +164,22 @@ Test(compile_cache, off_keeps_nothing) {
     setenv("GPURACE_CACHE_DIR", "", 1);
     cr_assert_null(gr_compile_cache_dir());
 }
+
+Test(compile_cache, one_text_in_two_folders_is_two_entries) {
+    /* NVRTC writes the file's absolute path into .file: the PTX of one folder names it */
+    make_scratch();
+    write_text("scale.h", "#define SCALE 3\n");
+    write_text("k.cu", kernel_text);
+    char *first = compile("k.cu", false);
+    char other[300];
+    snprintf(other, sizeof other, "%s/other", scratch);
+    gr_error err = GR_ERROR_INIT;
+    cr_assert(gr_make_dirs(other, &err));
+    write_text("other/scale.h", "#define SCALE 3\n");
+    write_text("other/k.cu", kernel_text);
+    char *second = compile("other/k.cu", false);
+    cr_assert_eq(entries(), 2);
+    cr_assert(strstr(second, "/other/k.cu"), "the PTX names its own folder's file:\n%s", second);
+    free(first);
+    free(second);
+}
