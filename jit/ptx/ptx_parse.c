@@ -1258,6 +1258,8 @@ static bool parse_dims3(parser *P, const char **pp, const char *e, uint32_t out[
     for (int i = 0; i < 3; i++) {
         tok t = next_tok(pp, e);
         if (!tok_u32(t, &out[i])) return fail_at(P, t.s, "expected a number, found '%s'", quote(P, t.s, e));
+        /* a block has at least one thread along every axis (0 also means "not given") */
+        if (out[i] == 0) return fail_at(P, t.s, "a thread count of 0 in .maxntid/.reqntid: each must be at least 1");
         const char *save = *pp;
         tok comma = next_tok(pp, e);
         if (!(comma.kind == T_PUNCT && *comma.s == ',')) {

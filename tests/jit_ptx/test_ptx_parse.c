@@ -793,3 +793,21 @@ Test(ptx_files, variable_sizes_are_64_bit_and_bounded) {
         gr_error_clear(&err);
     }
 }
+
+/* A block has at least one thread along every axis: a 0 in .maxntid/.reqntid is refused with its
+ * line (0 stands for "not given" inside, so it could not be printed back; found by fuzzing). */
+Test(ptx_decls, zero_thread_counts_are_refused) {
+    static const char *const dims[] = {".maxntid 256, 0, 1", ".reqntid 0", ".maxntid 32, 4, 0"};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        char buf[512];
+        snprintf(buf, sizeof buf,
+                 ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k()\n%s\n{\n\tret;\n}\n",
+                 dims[i]);
+        gr_error err = GR_ERROR_INIT;
+        ptx_module *m = NULL;
+        cr_assert_not(ptx_parse(buf, strlen(buf), "zero.ptx", &m, &err), "%s", dims[i]);
+        cr_assert_eq(err.line, 5, "%s: line %d", dims[i], err.line);
+        cr_assert(strstr(err.message, "at least 1"), "%s", err.message);
+        gr_error_clear(&err);
+    }
+}
