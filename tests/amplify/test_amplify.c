@@ -24,7 +24,12 @@
 #include "corpus/seeds.h"
 #include "corpus/witness.h"
 
+/* the gpurace these end-to-end runs use: the test command's release build when it names one */
+#ifdef GR_E2E_GPURACE
+#define GPURACE GR_E2E_GPURACE
+#else
 #define GPURACE GR_BINARY_DIR "/gpurace"
+#endif
 #define PROGRAMS GR_AMP_PROGRAMS "/"
 #define SOURCES GR_SOURCE_DIR "/tests/amplify/programs/"
 #define GOLDEN GR_SOURCE_DIR "/tests/amplify/golden/"

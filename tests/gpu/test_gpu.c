@@ -239,8 +239,8 @@ Test(gpu_module, suite_kernels_link_for_sm_90, .timeout = 280) {
         while ((e = readdir(d))) {
             size_t n = strlen(e->d_name);
             if (n < 4 || strcmp(e->d_name + n - 3, ".cu") != 0) continue;
-            /* A sample keeps the test quick: every third kernel of each category. */
-            if (tried++ % 3) continue;
+            /* A sample keeps the test quick: every sixth kernel of each category. */
+            if (tried++ % 6) continue;
             char file[800];
             snprintf(file, sizeof file, "%s/%s", path, e->d_name);
             gr_compile_result res = {0};
@@ -272,7 +272,7 @@ Test(gpu_module, suite_kernels_link_for_sm_90, .timeout = 280) {
         }
         closedir(d);
     }
-    cr_expect_geq(linked, 50, "linked %d suite kernels", linked);
+    cr_expect_geq(linked, 25, "linked %d suite kernels", linked);
     free(runtime);
 }
 

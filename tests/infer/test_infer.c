@@ -22,7 +22,12 @@
 #include "search/mutate.h"
 #include "search/runner.h"
 
+/* the gpurace these end-to-end runs use: the test command's release build when it names one */
+#ifdef GR_E2E_GPURACE
+#define GPURACE GR_E2E_GPURACE
+#else
 #define GPURACE GR_BINARY_DIR "/gpurace"
+#endif
 
 typedef struct inferred {
     char *ptx;

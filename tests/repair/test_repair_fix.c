@@ -13,7 +13,12 @@
 #include "common/hash.h"
 #include "corpus/witness.h"
 
+/* the gpurace these end-to-end runs use: the test command's release build when it names one */
+#ifdef GR_E2E_GPURACE
+#define GPURACE GR_E2E_GPURACE
+#else
 #define GPURACE GR_BINARY_DIR "/gpurace"
+#endif
 #define DATA GR_SOURCE_DIR "/tests/repair/data/"
 
 typedef enum { INIT_ZEROS, INIT_IOTA, INIT_CONST, INIT_MOD } init_kind;

@@ -250,8 +250,8 @@ Test(workers, every_worker_crashing, .timeout = 120) {
     scratch(dir, sizeof dir, "crash");
     snprintf(findings, sizeof findings, "%s/findings", dir);
     child_opts o = {"crash", 0, 0};
-    pid_t pid = start(dir, &o, ARGS("fuzz", QUIET, "--spec", QUIET_SPEC, "--time", "60", "--jobs", "2", "--findings", findings));
-    int code = wait_for(pid, 110);
+    pid_t pid = start(dir, &o, ARGS("fuzz", QUIET, "--spec", QUIET_SPEC, "--time", "20", "--jobs", "2", "--findings", findings));
+    int code = wait_for(pid, 80);
     char *err = slurp(dir, "err.txt"), *out = slurp(dir, "out.txt");
     cr_expect_eq(code, 3, "every worker dead must exit 3 (exit %d):\n%s", code, err);
     cr_expect(strstr(err, "killed by signal 6") || strstr(err, "died"),
