@@ -35,6 +35,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/hints.h"
 #include "cli/load.h"
 #include "cli/oracle_opts.h"
 #include "cli/report/report.h"
@@ -623,6 +624,13 @@ static int report_result(const check_options *o, const cli_source_options *src,
         if (outcome.line[0] && n > 0 && (size_t)n < sizeof trailer)
             snprintf(trailer + n, sizeof trailer - (size_t)n, "%s: %s\n", src->file, outcome.line);
         code = cli_report_emit(&rep, &o->report, sm, trailer, err);
+        if (code == 0 && !o->report.quiet) {
+            /* quiet as compiled: say when the source as written (-G) keeps more */
+            gr_strbuf hint = GR_STRBUF_INIT;
+            cli_optimizer_hint(src, l, k->ptx_name, &hint);
+            if (hint.len) fputs(gr_strbuf_cstr(&hint), stderr);
+            gr_strbuf_free(&hint);
+        }
     }
     cli_oracle_outcome_free(&outcome);
     gr_report_free(&rep);

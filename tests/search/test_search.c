@@ -239,6 +239,26 @@ Test(fuzz, says_when_the_optimizer_hid_accesses, .timeout = 120) {
               "the hint names the removed line:\n%s", text);
 }
 
+/* check says it too, after a quiet run of the optimized build; --quiet leaves it out. */
+Test(check, says_when_the_optimizer_hid_accesses, .timeout = 120) {
+    char dir[1024], cmd[4096];
+    scratch(dir, sizeof dir, "check-hint");
+    snprintf(cmd, sizeof cmd,
+             "'%s' check '%s' --grid 1 --block 64 --arg 'in=buffer(int,64,iota)' "
+             "--arg 'out=buffer(int,64)' > '%s/out.txt' 2>&1",
+             GR_BINARY_DIR "/gpurace", SUITE "shapes/dead_load_race.cu", dir);
+    cr_assert_eq(run(cmd), 0, "the optimized build has no race (see %s/out.txt)", dir);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    FILE *f = fopen(path, "r");
+    char text[16384] = "";
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f) fclose(f);
+    cr_expect(strstr(text, "line 18") && strstr(text, "--source-faithful checks"),
+              "the hint names the removed line:\n%s", text);
+}
+
 /* export needs no --source: the witness names the kernel file it was saved for. */
 Test(export, takes_the_source_from_the_witness, .timeout = 120) {
     char dir[1024], cmd[4096];
