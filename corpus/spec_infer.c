@@ -172,9 +172,17 @@ static bool infer_buffer(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *
         lanes = 16; /* unknown structs: 16 bytes per element, a guess users should fix */
     }
     ps->type = t;
-    char len[96];
-    if (lanes == 1) snprintf(len, sizeof len, "max(1024, 4 * threads)");
-    else snprintf(len, sizeof len, "max(1024, 4 * threads) * %d", lanes);
+    /* 4 elements per thread, but every buffer together within limits.max_total_bytes: a launch
+     * of many threads (a 3D grid) must not make the inferred spec refuse itself */
+    int nbuffers = 0;
+    for (int i = 0; i < c->sig->nparams; i++) nbuffers += c->sig->params[i].kind == GR_PARAM_POINTER;
+    uint64_t elem_bytes = (uint64_t)gr_elem_size(t) * (uint64_t)lanes;
+    uint64_t cap = c->spec->max_total_bytes / (uint64_t)(nbuffers > 0 ? nbuffers : 1) /
+                   (elem_bytes ? elem_bytes : 1);
+    if (cap < 1024) cap = 1024;
+    char len[128];
+    if (lanes == 1) snprintf(len, sizeof len, "min(max(1024, 4 * threads), %llu)", (unsigned long long)cap);
+    else snprintf(len, sizeof len, "min(max(1024, 4 * threads), %llu) * %d", (unsigned long long)cap, lanes);
     ps->length = own_expr(c, len);
     if (!ps->length) return false;
     ps->output = !points_to_const(kp->c_type);
@@ -444,9 +452,11 @@ bool spec_note_inferred(spec_ctx *c) {
                                              : "");
             }
             if (lanes > 1) snprintf(times, sizeof times, " x %d", lanes);
-            snprintf(line, sizeof line, "%s (%s): %s, max(1024, 4 * threads)%s elements of %s, %s%s",
+            snprintf(line, sizeof line, "%s (%s): %s, max(1024, 4 * threads)%s elements of %s "
+                     "(at most %llu MiB in all buffers), %s%s",
                      ps->name, ct, known ? "a buffer" : "unknown element type, a byte buffer", times,
-                     gr_elem_name(ps->type), range,
+                     gr_elem_name(ps->type),
+                     (unsigned long long)(s->max_total_bytes >> 20), range,
                      ps->output ? "; an output (not const)" : "; an input (const)");
         }
         if (!add_assumption(c, line)) return false;

@@ -69,34 +69,6 @@ static const gr_backend_ops gpu_ops;
 
 /* ---- errors ------------------------------------------------------------------------------------ */
 
-/* Whether kernel `fn` or a function it calls reads %envreg1/%envreg2, the grid-sync workspace
- * of cooperative groups' this_grid().sync(): then it must be launched cooperatively. */
-static bool uses_grid_sync(const ptx_module *m, const ptx_function *fn) {
-    const ptx_function *todo[64];
-    int n = 0;
-    todo[n++] = fn;
-    for (int k = 0; k < n; k++) {
-        const ptx_function *f = todo[k];
-        for (int32_t i = 0; i < f->nstmts; i++) {
-            const ptx_insn *x = f->stmts[i].kind == PTX_STMT_INSN ? f->stmts[i].insn : NULL;
-            if (!x) continue;
-            for (int o = 0; o < x->noperands; o++) {
-                const ptx_operand *op = &x->operands[o];
-                if (op->kind == PTX_OPND_SREG && op->u.sreg == PTX_SREG_ENVREG &&
-                    (op->component == 1 || op->component == 2))
-                    return true;
-                if (x->op == PTX_OP_CALL && op->kind == PTX_OPND_SYMBOL && n < 64) {
-                    int32_t ci = ptx_module_find_function(m, op->u.symbol);
-                    bool seen = ci < 0;
-                    for (int j = 0; j < n && !seen; j++) seen = todo[j] == &m->functions[ci];
-                    if (!seen) todo[n++] = &m->functions[ci];
-                }
-            }
-        }
-    }
-    return false;
-}
-
 static bool cu_fail(gpu_backend *g, CUresult r, const char *what, gr_error *err) {
     char d[256];
     gr_cu_describe(&g->cu, r, d, sizeof d);
@@ -627,7 +599,7 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
     CUfunction func;
     CU_TRY(g, g->cu.ModuleGetFunction(&func, g->mod, fn->name), "finding the kernel", err);
     /* cooperative groups' grid sync needs the workspace only a cooperative launch provides */
-    bool cooperative = uses_grid_sync(g->m, fn);
+    bool cooperative = ptx_function_syncs_grid(g->m, fn);
     /* The device-side detector orders accesses by block barriers only: across a grid sync it
      * would report the phases as racing, and the driver's workspace as outside every buffer. */
     if (detect && cooperative)

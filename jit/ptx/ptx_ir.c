@@ -340,3 +340,31 @@ int32_t ptx_module_find_function(const ptx_module *m, const char *name) {
     }
     return found;
 }
+
+/* Whether kernel `fn` or a function it calls reads %envreg1/%envreg2, the grid-sync workspace
+ * of cooperative groups' this_grid().sync(): then it must be launched cooperatively. */
+bool ptx_function_syncs_grid(const ptx_module *m, const ptx_function *fn) {
+    const ptx_function *todo[64];
+    int n = 0;
+    todo[n++] = fn;
+    for (int k = 0; k < n; k++) {
+        const ptx_function *f = todo[k];
+        for (int32_t i = 0; i < f->nstmts; i++) {
+            const ptx_insn *x = f->stmts[i].kind == PTX_STMT_INSN ? f->stmts[i].insn : NULL;
+            if (!x) continue;
+            for (int o = 0; o < x->noperands; o++) {
+                const ptx_operand *op = &x->operands[o];
+                if (op->kind == PTX_OPND_SREG && op->u.sreg == PTX_SREG_ENVREG &&
+                    (op->component == 1 || op->component == 2))
+                    return true;
+                if (x->op == PTX_OP_CALL && op->kind == PTX_OPND_SYMBOL && n < 64) {
+                    int32_t ci = ptx_module_find_function(m, op->u.symbol);
+                    bool seen = ci < 0;
+                    for (int j = 0; j < n && !seen; j++) seen = todo[j] == &m->functions[ci];
+                    if (!seen) todo[n++] = &m->functions[ci];
+                }
+            }
+        }
+    }
+    return false;
+}

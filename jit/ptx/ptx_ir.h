@@ -458,6 +458,9 @@ bool ptx_insn_is_sync(const ptx_insn *insn);
 /* The function named `name`: its definition when the module declares it first and defines it
  * later, else the declaration; -1 when there is none. */
 int32_t ptx_module_find_function(const ptx_module *m, const char *name);
+/* Whether `fn` or a function it calls reads %envreg1/%envreg2, the workspace of cooperative
+ * groups' this_grid().sync(): such a kernel needs a cooperative launch, all blocks resident. */
+bool ptx_function_syncs_grid(const ptx_module *m, const ptx_function *fn);
 
 void ptx_module_free(ptx_module *m);
 

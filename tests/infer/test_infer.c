@@ -562,3 +562,25 @@ Test(names, a_spec_names_one_instantiation_or_all, .timeout = 120) {
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* A kernel that reads every block and grid coordinate gets 3D launches, and its inferred
+ * buffers stay within the spec's own memory limit: the spec does not refuse itself. */
+Test(inference, three_dimensional_launches_keep_buffers_within_the_limit, .timeout = 120) {
+    char dir[] = "/tmp/gr_infer_3d_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    write_file(dir, "k.cu",
+               "extern \"C\" __global__ void volume(int *a, int *b, int n) {\n"
+               "  long i = ((long)(blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x)\n"
+               "           * blockDim.x * blockDim.y * blockDim.z\n"
+               "         + (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;\n"
+               "  if (i < n) b[i] = a[i] + 1;\n"
+               "}\n");
+    char *out;
+    int rc = run_in(dir, "info k.cu --spec", &out);
+    cr_assert_eq(rc, 0, "the inferred spec is valid:\n%s", out);
+    cr_expect(strstr(out, "min(max(1024, 4 * threads), "), "lengths are capped:\n%s", out);
+    free(out);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
