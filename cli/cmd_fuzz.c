@@ -1646,9 +1646,15 @@ int cmd_fuzz(int argc, char **argv) {
     w.user_fd = dup(2);
     w.passthrough = argv + split + 1;
     w.npassthrough = split < argc ? argc - split - 1 : 0;
-    fprintf(stderr, "fuzz: kernel %s, backend %s, %s%s, %d job%s, findings in %s\n", s.kernel->name,
-            s.run_opt.backend, seconds ? "time " : "", seconds ? time_s ? time_s : "60s" : "", (int)jobs,
-            jobs == 1 ? "" : "s", findings_dir);
+    char budget[96];
+    if (seconds)
+        snprintf(budget, sizeof budget, "time %s, ", time_s ? time_s : "60s");
+    else if (runs)
+        snprintf(budget, sizeof budget, "%" PRIu64 " runs, ", (uint64_t)runs);
+    else
+        budget[0] = '\0';
+    fprintf(stderr, "fuzz: kernel %s, backend %s, %s%d job%s, findings in %s\n", s.kernel->name,
+            s.run_opt.backend, budget, (int)jobs, jobs == 1 ? "" : "s", findings_dir);
     gr_campaign_options co = {(int)jobs, (double)seconds, runs, seed, stop_on_first, 0, stderr,
                               isatty(2) != 0, report.verbose ? NULL : workdir, keep_dir,
                               cli_interrupt_install()};
