@@ -211,11 +211,6 @@ static char *absolute_path(const char *path) {
     return sb.oom ? (gr_strbuf_free(&sb), NULL) : gr_strbuf_take(&sb);
 }
 
-static char *dir_of(const char *path) {
-    const char *slash = strrchr(path, '/');
-    return slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
-}
-
 /* Where gpurace's libcudart.so.13 is: $GPURACE_CUDART_DIR, next to this executable
  * (lib/gpurace/), or where the build put it. */
 static char *find_cudart_dir(void) {
@@ -227,7 +222,7 @@ static char *find_cudart_dir(void) {
     char *exe_dir = NULL;
     if (n > 0) {
         exe[n] = '\0';
-        exe_dir = dir_of(exe);
+        exe_dir = gr_path_directory(exe);
         if (exe_dir) {
             gr_strbuf_appendf(&sb, "%s/lib/gpurace", exe_dir);
             candidates[1] = gr_strbuf_cstr(&sb);

@@ -178,6 +178,13 @@ bool gr_write_file_atomic(const char *path, const void *data, size_t len, gr_err
     return ok;
 }
 
+char *gr_path_directory(const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) return strdup(".");
+    if (slash == path) return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
 const char *gr_path_extension(const char *path) {
     const char *dot = strrchr(path, '.');
     const char *slash = strrchr(path, '/');

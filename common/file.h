@@ -46,6 +46,9 @@ bool gr_write_file_atomic(const char *path, const void *data, size_t len, gr_err
 /* Creates the folder `path` and any missing parents (as `mkdir -p`); an existing folder is
  * fine, anything else in the way is an error naming it. */
 bool gr_make_dirs(const char *path, gr_error *err);
+/* The folder part of `path` ("." when it has none, "/" for a file at the root), heap-allocated
+ * (NULL when out of memory). */
+char *gr_path_directory(const char *path);
 /* The part of `path` after the last '.', or "" (never NULL). */
 const char *gr_path_extension(const char *path);
 

@@ -57,13 +57,6 @@ static bool is_regular_file(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static char *directory_of(const char *path) {
-    const char *slash = strrchr(path, '/');
-    if (!slash) return strdup(".");
-    if (slash == path) return strdup("/");
-    return strndup(path, (size_t)(slash - path));
-}
-
 /* Where the compiler would find `name`: next to the including file for a quoted include, then
  * in the -I folders; NULL when it is none of ours (a toolkit or system header). */
 static char *resolve(const key_builder *kb, const char *name, bool quoted, const char *dir) {
@@ -116,7 +109,7 @@ static void include_one(key_builder *kb, const char *name, bool quoted, const ch
         return;
     }
     feed(kb, text, len);
-    char *sub = directory_of(found);
+    char *sub = gr_path_directory(found);
     if (sub) follow_includes(kb, text, sub, depth + 1);
     else kb->ok = false;
     free(sub);
@@ -191,7 +184,7 @@ bool gr_compile_cache_key_make(const char *source, const char *name,
     }
     feed_str(&kb, source);
     /* NVRTC writes absolute paths into .file: one text in two folders is two keys */
-    char *src_dir = NULL, *named_dir = directory_of(name);
+    char *src_dir = NULL, *named_dir = gr_path_directory(name);
     if (named_dir) src_dir = realpath(named_dir, NULL);
     free(named_dir);
     feed_str(&kb, src_dir ? src_dir : "-");
@@ -229,7 +222,7 @@ void gr_compile_cache_store(const gr_compile_cache_key *key, const gr_compile_re
     gr_strbuf_append_n(&sb, (const char *)(&used), sizeof used);
     if (!sb.oom) {
         gr_error err = GR_ERROR_INIT;
-        char *dir = directory_of(key->path);
+        char *dir = gr_path_directory(key->path);
         if (dir && gr_make_dirs(dir, &err)) gr_write_file_atomic(key->path, sb.data, sb.len, &err);
         free(dir);
         gr_error_clear(&err);

@@ -200,14 +200,6 @@ static bool is_executable_file(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* Directory part of `path` ("." when it has none), heap-allocated. */
-static char *directory_of(const char *path) {
-    const char *slash = strrchr(path, '/');
-    if (!slash) return strdup(".");
-    if (slash == path) return strdup("/");
-    return strndup(path, (size_t)(slash - path));
-}
-
 /* The virtual architecture to emit PTX for; an "sm_NN" request means its "compute_NN". */
 static char *virtual_arch(const gr_compile_options *opt) {
     const char *arch = opt && opt->arch && opt->arch[0] ? opt->arch : DEFAULT_ARCH;
@@ -650,7 +642,7 @@ static bool compile_with_nvcc(const char *source, const char *name, const char *
             return false;
         }
         input = strdup(temp_source);
-        source_dir = directory_of(name); /* quoted includes resolve next to `name` */
+        source_dir = gr_path_directory(name); /* quoted includes resolve next to `name` */
     }
     int out_fd = -1;
     char *ptx_path = temp_path(".ptx", &out_fd);
