@@ -683,12 +683,6 @@ static bool schedule_sensitive(const ptx_module *m) {
     return false;
 }
 
-/* Whether kernel `ptx_name` synchronizes the whole grid (ptx_function_syncs_grid). */
-static bool syncs_the_grid(const ptx_module *m, const char *ptx_name) {
-    int32_t f = ptx_module_find_function(m, ptx_name);
-    return f >= 0 && ptx_function_syncs_grid(m, &m->functions[f]);
-}
-
 static bool has_race(const gr_launch_result *res) {
     for (int i = 0; i < res->nfindings; i++)
         if (res->findings[i].cls == GR_FINDING_RACE) return true;
@@ -815,11 +809,7 @@ static int run_check(check_options *o, const cli_source_options *src, gr_error *
     be = gr_backend_open(backend, &on_gpu, note, sizeof note, err);
     if (be && note[0] && o->report.verbose) fprintf(stderr, "check: %s\n", note);
     if (be && on_gpu && L.detect && strcmp(backend, "auto") == 0 &&
-        syncs_the_grid(l.module, k->ptx_name)) {
-        /* the device-side detector does not model grid sync (gpu_backend.c refuses it) */
-        fprintf(stderr, "check: kernel %s synchronizes the whole grid (cooperative groups' "
-                        "this_grid().sync()), which the GPU backend's race detector does not "
-                        "model: running it on the simulator\n", k->name);
+        cli_grid_sync_to_simulator("check", &l, k)) {
         gr_backend_free(be);
         be = gr_backend_open("sim", &on_gpu, note, sizeof note, err);
     }

@@ -1530,14 +1530,9 @@ int cmd_fuzz(int argc, char **argv) {
         gr_fail(&err, GR_ERR_INTERNAL, "interrupted before the search started");
         goto done;
     }
-    /* --backend auto: a kernel that synchronizes the whole grid runs on the simulator, whose
-     * detector models grid sync (the GPU backend refuses it under the detector) */
-    int32_t kernel_fn = ptx_module_find_function(s.loaded.module, s.kernel->ptx_name);
-    if (backend && strcmp(backend, "auto") == 0 && kernel_fn >= 0 &&
-        ptx_function_syncs_grid(s.loaded.module, &s.loaded.module->functions[kernel_fn])) {
-        fprintf(stderr, "fuzz: kernel %s synchronizes the whole grid (cooperative groups' "
-                        "this_grid().sync()), which the GPU backend's race detector does not "
-                        "model: fuzzing it on the simulator\n", s.kernel->name);
+    /* --backend auto: the simulator's detector models grid sync, the GPU backend's does not */
+    if (backend && strcmp(backend, "auto") == 0 &&
+        cli_grid_sync_to_simulator("fuzz", &s.loaded, s.kernel)) {
         backend = "sim";
         s.run_opt.backend = "sim";
     }

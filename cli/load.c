@@ -202,3 +202,13 @@ bool cli_check_kernel_linked(const cli_loaded *l, const gr_kernel_sig *kernel,
     free(pretty);
     return false;
 }
+
+bool cli_grid_sync_to_simulator(const char *command, const cli_loaded *l,
+                                const gr_kernel_sig *kernel) {
+    int32_t f = ptx_module_find_function(l->module, kernel->ptx_name);
+    if (f < 0 || !ptx_function_syncs_grid(l->module, &l->module->functions[f])) return false;
+    fprintf(stderr, "%s: kernel %s synchronizes the whole grid (cooperative groups' "
+                    "this_grid().sync()), which the GPU backend's race detector does not model: "
+                    "it runs on the simulator\n", command, kernel->name);
+    return true;
+}

@@ -43,4 +43,11 @@ ptx_srcmap *cli_loaded_srcmap(const cli_loaded *l);
 bool cli_check_kernel_linked(const cli_loaded *l, const gr_kernel_sig *kernel,
                              const char *command, gr_error *err);
 
+/* Whether `kernel` (or a function it calls) synchronizes the whole grid (cooperative groups'
+ * this_grid().sync()), which the GPU backend's detector does not model: then it says so on
+ * standard error ("COMMAND: kernel K synchronizes ...: it runs on the simulator") and returns
+ * true, and the caller moves the kernel to the simulator. */
+bool cli_grid_sync_to_simulator(const char *command, const cli_loaded *l,
+                                const gr_kernel_sig *kernel);
+
 #endif
