@@ -448,25 +448,22 @@ static bool snapshot_take(const sim_backend *be, memory_snapshot *s) {
     return true;
 }
 
-/* Exchanges device memory with the snapshot. Contents move, not pointers: a borrowed mapping
- * (the CUDA runtime's memory under `gpurace run`) belongs to its owner at its own address. */
-static void snapshot_swap(sim_backend *be, memory_snapshot *s) {
-    uint8_t bounce[4096];
-    for (int32_t i = 0; i < s->n && i < be->nallocs; i++) {
-        uint8_t *live = be->allocs[i].host, *saved = s->bytes[i];
-        for (uint64_t off = 0, size = be->allocs[i].size; off < size; off += sizeof bounce) {
-            size_t n = size - off < sizeof bounce ? (size_t)(size - off) : sizeof bounce;
-            memcpy(bounce, live + off, n);
-            memcpy(live + off, saved + off, n);
-            memcpy(saved + off, bounce, n);
-        }
-    }
+/* Puts the snapshot's contents back into device memory. Contents move, not pointers: a
+ * borrowed mapping (the CUDA runtime's memory under `gpurace run`) belongs to its owner. */
+static void snapshot_restore(sim_backend *be, const memory_snapshot *s) {
+    for (int32_t i = 0; i < s->n && i < be->nallocs; i++)
+        memcpy(be->allocs[i].host, s->bytes[i], be->allocs[i].size);
 }
 
 static void snapshot_free(memory_snapshot *s) {
     for (int32_t i = 0; s->bytes && i < s->n; i++) free(s->bytes[i]);
     free(s->bytes);
     s->bytes = NULL;
+}
+
+/* The default detector: the FSM, confirmed by happens-before where it reports a race. */
+static bool confirms(const gr_launch *L) {
+    return L->detect && L->detector == GR_DETECTOR_FSM && L->confirm == GR_CONFIRM_AUTO;
 }
 
 static bool has_race_finding(const gr_launch_result *r) {
@@ -481,30 +478,32 @@ static gr_detector_options detector_options(const gr_launch *L, gr_detector_kind
                                  .memory_limit = (size_t)(mb << 20)};
 }
 
-/* The FSM first; when it reports a race or leaves an access undecided, the same launch again
- * from the same memory under happens-before, tracking the granules the FSM flagged (see
- * gr_confirm_mode). The schedule is a pure function of the launch, so both runs execute the
- * same interleaving and leave the same memory. When the second run fails (its memory limit or
- * history budget), the FSM's result and memory stand, marked as not confirmed. */
-static bool launch_detected(sim_backend *be, const gr_launch *L, gr_launch_result *out,
-                            gr_error *err) {
-    bool confirm = L->detect && L->detector == GR_DETECTOR_FSM && L->confirm == GR_CONFIRM_AUTO;
-    if (!confirm) {
+/* One launch under the detector `L` asks for, from device memory equal to `before` (the
+ * launch's memory, kept by the caller). With the default detector: the FSM first; when it
+ * reports a race or leaves an access undecided, the same launch again from `before` under
+ * happens-before, tracking the granules the FSM flagged (see gr_confirm_mode). The schedule is a
+ * pure function of the launch, so both runs execute the same interleaving and leave the same
+ * memory. When the second run fails (its memory limit or history budget), the FSM's result and
+ * memory stand, marked as not confirmed. */
+static bool launch_from(sim_backend *be, const gr_launch *L, const memory_snapshot *before,
+                        gr_launch_result *out, gr_error *err) {
+    if (!confirms(L)) {
         gr_detector_options opt = detector_options(L, L->detector);
         return run_once(be, L, &opt, out, err);
-    }
-    memory_snapshot snap = {0};
-    if (!snapshot_take(be, &snap)) {
-        snapshot_free(&snap);
-        return gr_fail(err, GR_ERR_NOMEM, "out of memory saving device memory before a launch");
     }
     gr_granule_set flagged = GR_GRANULE_SET_INIT;
     gr_detector_options fsm = detector_options(L, GR_DETECTOR_FSM);
     fsm.flagged = &flagged;
     bool ok = run_once(be, L, &fsm, out, err);
     if (ok && (out->undecided > 0 || has_race_finding(out))) {
-        /* The snapshot takes the FSM run's memory; the re-run starts from the launch's. */
-        snapshot_swap(be, &snap);
+        memory_snapshot after_fsm = {0};
+        if (!snapshot_take(be, &after_fsm)) {
+            snapshot_free(&after_fsm);
+            gr_granule_set_free(&flagged);
+            gr_launch_result_free(out);
+            return gr_fail(err, GR_ERR_NOMEM, "out of memory saving device memory after a launch");
+        }
+        snapshot_restore(be, before);
         gr_detector_options hb = detector_options(L, GR_DETECTOR_HB);
         hb.track_only = &flagged;
         hb.history_budget = GR_CONFIRM_HISTORY_BUDGET;
@@ -516,15 +515,15 @@ static bool launch_detected(sim_backend *be, const gr_launch *L, gr_launch_resul
             gr_launch_result_free(out);
             *out = confirmed;
         } else {
-            snapshot_swap(be, &snap);
+            snapshot_restore(be, &after_fsm);
             out->confirm_skipped = true;
             snprintf(out->confirm_note, sizeof out->confirm_note, "%s",
                      why.message ? why.message : "the confirming run failed");
         }
         gr_error_clear(&why);
+        snapshot_free(&after_fsm);
     }
     gr_granule_set_free(&flagged);
-    snapshot_free(&snap);
     return ok;
 }
 
@@ -560,26 +559,29 @@ static bool keep_starved_races(gr_launch_result *fair, const gr_launch_result *s
     return true;
 }
 
-/* A launch under a schedule that may starve a spinning thread (PCT, serialized) and that ran out
- * of steps runs again from the same memory under the fair round-robin schedule: a hang is a
- * finding only when the kernel cannot terminate under a fair schedule. */
+/* The launch's memory is kept (one copy) when a second run may need it: the confirmation of the
+ * default detector, and a launch under a schedule that may starve a spinning thread (PCT,
+ * serialized): when that one runs out of steps it runs again from the same memory under the fair
+ * round-robin schedule, since a hang is a finding only when the kernel cannot terminate under a
+ * fair schedule. */
 static bool sim_launch(gr_backend *b, const gr_launch *L, gr_launch_result *out, gr_error *err) {
     sim_backend *be = (sim_backend *)b;
     memset(out, 0, sizeof *out);
     if (!be->loaded) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
-    if (!schedule_may_starve(&L->schedule)) return launch_detected(be, L, out, err);
+    bool may_starve = schedule_may_starve(&L->schedule);
+    if (!may_starve && !confirms(L)) return launch_from(be, L, NULL, out, err);
     memory_snapshot before = {0};
     if (!snapshot_take(be, &before)) {
         snapshot_free(&before);
         return gr_fail(err, GR_ERR_NOMEM, "out of memory saving device memory before a launch");
     }
-    bool ok = launch_detected(be, L, out, err);
-    if (ok && out->status == GR_EXEC_HANG) {
-        snapshot_swap(be, &before); /* device memory as the launch found it */
+    bool ok = launch_from(be, L, &before, out, err);
+    if (ok && may_starve && out->status == GR_EXEC_HANG) {
+        snapshot_restore(be, &before); /* device memory as the launch found it */
         gr_launch fair_launch = *L;
         memset(&fair_launch.schedule, 0, sizeof fair_launch.schedule);
         gr_launch_result fair;
-        ok = launch_detected(be, &fair_launch, &fair, err);
+        ok = launch_from(be, &fair_launch, &before, &fair, err);
         if (ok && fair.status != GR_EXEC_HANG) {
             if (!keep_starved_races(&fair, out, L->max_findings ? L->max_findings : 64)) {
                 gr_launch_result_free(&fair);
