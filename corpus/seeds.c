@@ -105,8 +105,11 @@ static bool add_kernel(gr_seed_kernel **ks, int *n, const char *ptx_name, const 
     return k->name && (!ptx_name || k->ptx_name);
 }
 
-/* Witnesses in `dir` itself (one level): each adds its kernel. */
-static bool list_witnesses(const char *dir, const char *ptx_name, gr_seed_kernel **ks, int *nk, gr_error *err) {
+/* Calls `each` with the path of every witness file (*.json, a regular file) in `dir` itself (one
+ * level), in name order, until it returns false. `each` owns the path it is given. */
+typedef bool (*witness_path_fn)(void *ctx, char *path, gr_error *err);
+
+static bool for_each_witness_file(const char *dir, witness_path_fn each, void *ctx, gr_error *err) {
     int n;
     struct dirent **names = entries(dir, &n, err);
     if (!names) return false;
@@ -115,19 +118,34 @@ static bool list_witnesses(const char *dir, const char *ptx_name, gr_seed_kernel
         const char *e = names[i]->d_name;
         if (e[0] == '.' || !ends_with(e, ".json")) continue;
         char *path = join(dir, e);
-        if (!path) {
-            ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
-            break;
-        }
-        if (kind_of(path) == ENTRY_FILE) {
-            char *name = witness_kernel(path, NULL);
-            if (name) ok = add_kernel(ks, nk, ptx_name, name) || gr_fail(err, GR_ERR_NOMEM, "out of memory");
-            free(name);
-        }
-        free(path);
+        if (!path) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        else if (kind_of(path) != ENTRY_FILE) free(path);
+        else ok = each(ctx, path, err);
     }
     entries_free(names, n);
     return ok;
+}
+
+typedef struct kernel_listing {
+    const char *ptx_name;
+    gr_seed_kernel **ks;
+    int *nk;
+} kernel_listing;
+
+static bool list_one(void *ctx, char *path, gr_error *err) {
+    kernel_listing *k = ctx;
+    char *name = witness_kernel(path, NULL);
+    bool ok = !name || add_kernel(k->ks, k->nk, k->ptx_name, name) ||
+              gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    free(name);
+    free(path);
+    return ok;
+}
+
+/* Witnesses in `dir` itself (one level): each adds its kernel. */
+static bool list_witnesses(const char *dir, const char *ptx_name, gr_seed_kernel **ks, int *nk, gr_error *err) {
+    kernel_listing k = {ptx_name, ks, nk};
+    return for_each_witness_file(dir, list_one, &k, err);
 }
 
 bool gr_seeds_list_kernels(const char *dir, gr_seed_kernel **out, int *nout, gr_error *err) {
@@ -167,54 +185,40 @@ void gr_seed_kernels_free(gr_seed_kernel *k, int n) {
     free(k);
 }
 
+/* One witness file: a seed when its kernel is the chosen one. */
+static bool load_one(void *ctx, char *path, gr_error *err) {
+    gr_seed_set *s = ctx;
+    gr_witness w;
+    if (!gr_witness_load(&w, path, NULL, false, err)) {
+        free(path);
+        return false;
+    }
+    if (!w.kernel || strcmp(w.kernel, s->kernel) != 0) {
+        s->other_kernels++;
+        gr_witness_free(&w);
+        free(path);
+        return true;
+    }
+    gr_seed *grown = realloc(s->seeds, (size_t)(s->nseeds + 1) * sizeof *grown);
+    if (!grown) {
+        gr_witness_free(&w);
+        free(path);
+        return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    }
+    s->seeds = grown;
+    gr_seed *seed = &s->seeds[s->nseeds++];
+    seed->path = path;
+    seed->input = w.input;
+    seed->recorded = w.origin.kind && strcmp(w.origin.kind, "recorded") == 0;
+    s->source_hash = w.source_hash;
+    memset(&w.input, 0, sizeof w.input);
+    gr_witness_free(&w);
+    return true;
+}
+
 /* Loads the witnesses of `dir` (one level) whose kernel is the chosen one. */
 static bool load_witnesses(const char *dir, gr_seed_set *s, gr_error *err) {
-    int n;
-    struct dirent **names = entries(dir, &n, err);
-    if (!names) return false;
-    bool ok = true;
-    for (int i = 0; ok && i < n; i++) {
-        const char *e = names[i]->d_name;
-        if (e[0] == '.' || !ends_with(e, ".json")) continue;
-        char *path = join(dir, e);
-        if (!path) {
-            ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
-            break;
-        }
-        if (kind_of(path) != ENTRY_FILE) {
-            free(path);
-            continue;
-        }
-        gr_witness w;
-        if (!gr_witness_load(&w, path, NULL, false, err)) {
-            free(path);
-            ok = false;
-            break;
-        }
-        if (!w.kernel || strcmp(w.kernel, s->kernel) != 0) {
-            s->other_kernels++;
-            gr_witness_free(&w);
-            free(path);
-            continue;
-        }
-        gr_seed *grown = realloc(s->seeds, (size_t)(s->nseeds + 1) * sizeof *grown);
-        if (!grown) {
-            gr_witness_free(&w);
-            free(path);
-            ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
-            break;
-        }
-        s->seeds = grown;
-        gr_seed *seed = &s->seeds[s->nseeds++];
-        seed->path = path;
-        seed->input = w.input;
-        seed->recorded = w.origin.kind && strcmp(w.origin.kind, "recorded") == 0;
-        s->source_hash = w.source_hash;
-        memset(&w.input, 0, sizeof w.input);
-        gr_witness_free(&w);
-    }
-    entries_free(names, n);
-    return ok;
+    return for_each_witness_file(dir, load_one, s, err);
 }
 
 /* Files in `dir` that are neither witnesses nor PTX nor hidden: a libFuzzer corpus. */
