@@ -706,6 +706,7 @@ static int run_worker(void *ctx, int job, int attempt, uint64_t seed, double sec
     w->msg_fd = w->user_fd >= 0 ? w->user_fd : 2;
     if (w->verbose) dup2(w->msg_fd, 2);
     gr_error err = GR_ERROR_INIT;
+    w->session->run_opt.gpu_share = job; /* workers spread over the machine's GPUs */
     if (!search_session_runner(w->session, &err)) {
         say(2, "fuzz: worker %d: %s\n", job, err.message ? err.message : "cannot start");
         bool fatal = err.status == GR_ERR_UNSUPPORTED || err.status == GR_ERR_INPUT ||

@@ -239,6 +239,8 @@ typedef struct gr_launch_result {
     char confirm_note[200];       /* FSM's findings stand; why (one line), e.g. the limit */
     char starved_note[200];       /* non-empty: an unfair schedule ran out of steps and the
                                    * fair re-run terminated; its result is this one (one line) */
+    char partial_note[200];       /* non-empty: what of the launch the detector did not cover
+                                   * (one line), e.g. a GPU launch checked in slices */
     uint64_t hb_memory_peak;      /* HB (plain or confirming): the most its accounting held */
     uint64_t thread_instructions; /* instructions executed, summed over threads */
     uint64_t warp_steps;          /* decoded instructions dispatched (one per lane group) */

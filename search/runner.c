@@ -40,8 +40,9 @@ static bool open_backend(gr_runner *r, gr_error *err) {
         r->backend = r->opt.open_backend(r->opt.open_backend_ctx, err);
         r->is_gpu = false;
     } else {
-        r->backend = gr_backend_open(r->opt.backend ? r->opt.backend : "sim", &r->is_gpu, r->note,
-                                     sizeof r->note, err);
+        r->backend = gr_backend_open_shared(r->opt.backend ? r->opt.backend : "sim",
+                                            r->opt.gpu_share, &r->is_gpu, r->note,
+                                            sizeof r->note, err);
     }
     if (!r->backend) return false;
     return gr_backend_load(r->backend, r->module, err);

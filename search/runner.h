@@ -39,6 +39,7 @@ typedef struct gr_runner_options {
      * example of a backend whose findings do not always reproduce). Its launches count as
      * nondeterministic unless `open_backend_deterministic`. */
     gr_backend *(*open_backend)(void *ctx, gr_error *err);
+    int gpu_share;              /* a campaign's worker index: its GPU is gpu_share % GPUs */
     void *open_backend_ctx;
     bool open_backend_deterministic;
 } gr_runner_options;

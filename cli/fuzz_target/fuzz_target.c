@@ -75,8 +75,9 @@ static uint8_t g_counters[GR_FEEDBACK_DEFAULT_SIZE];
 
 /* A built target has no GPU backend linked in: the search runs on the simulator, which is
  * deterministic, so the engine's reproduction and minimization of a crash see it again. */
-gr_backend *gr_backend_open(const char *name, bool *is_gpu, char *note, size_t note_len,
-                            gr_error *err) {
+gr_backend *gr_backend_open_shared(const char *name, int share, bool *is_gpu, char *note,
+                                   size_t note_len, gr_error *err) {
+    (void)share;
     if (is_gpu) *is_gpu = false;
     if (note && note_len) note[0] = '\0';
     if (name && strcmp(name, "sim") != 0 && strcmp(name, "auto") != 0) {

@@ -30,6 +30,23 @@ bool gr_cu_load(gr_cu *cu, char *why, size_t n) {
     return true;
 }
 
+bool gr_cu_load_with(gr_cu *cu, void *(*resolve)(const char *symbol, void *ctx), void *ctx,
+                     char *why, size_t n) {
+    memset(cu, 0, sizeof *cu);
+#define GR_CU_RESOLVE_WITH(field, sym, ret, params)                                             \
+    {                                                                                            \
+        void *p = resolve(sym, ctx);                                                             \
+        if (!p) {                                                                                \
+            snprintf(why, n, "the CUDA driver lacks %s (driver too old?)", sym);                  \
+            return false;                                                                        \
+        }                                                                                        \
+        memcpy(&cu->field, &p, sizeof p);                                                        \
+    }
+    GR_CU_FUNCTIONS(GR_CU_RESOLVE_WITH)
+#undef GR_CU_RESOLVE_WITH
+    return true;
+}
+
 void gr_cu_unload(gr_cu *cu) {
     if (cu->lib) dlclose(cu->lib);
     memset(cu, 0, sizeof *cu);

@@ -23,6 +23,11 @@
     X(PrimaryCtxReset, "cuDevicePrimaryCtxReset_v2", CUresult, (CUdevice))                       \
     X(CtxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext))                                   \
     X(CtxSynchronize, "cuCtxSynchronize", CUresult, (void))                                      \
+    X(CtxGetCurrent, "cuCtxGetCurrent", CUresult, (CUcontext *))                                 \
+    X(CtxGetDevice, "cuCtxGetDevice", CUresult, (CUdevice *))                                    \
+    X(StreamSynchronize, "cuStreamSynchronize", CUresult, (CUstream))                            \
+    X(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", CUresult, (CUdeviceptr, CUdeviceptr, size_t, CUstream)) \
+    X(MemGetAddressRange, "cuMemGetAddressRange_v2", CUresult, (CUdeviceptr *, size_t *, CUdeviceptr)) \
     X(GetErrorName, "cuGetErrorName", CUresult, (CUresult, const char **))                       \
     X(GetErrorString, "cuGetErrorString", CUresult, (CUresult, const char **))                   \
     X(MemAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr *, size_t))                              \
@@ -64,6 +69,10 @@ typedef struct gr_cu {
 
 /* Loads the driver and resolves every entry point; false with a reason in `why`. */
 bool gr_cu_load(gr_cu *cu, char *why, size_t n);
+/* Resolves every entry point through `resolve` (a program's real cuGetProcAddress-backed lookup
+ * when gpurace sits between it and the driver); `lib` is left NULL. */
+bool gr_cu_load_with(gr_cu *cu, void *(*resolve)(const char *symbol, void *ctx), void *ctx,
+                     char *why, size_t n);
 void gr_cu_unload(gr_cu *cu);
 /* "CUDA_ERROR_X: description" for r. */
 void gr_cu_describe(const gr_cu *cu, CUresult r, char *buf, size_t n);

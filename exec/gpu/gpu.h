@@ -55,6 +55,9 @@ typedef struct gr_gpu_options {
                             * warp irregular (only full barriers, no acquires), barriers are
                             * inline and accesses read the block's word once per barrier;
                             * off with GPURACE_GPU_SIMPLE_SYNC=0 */
+    bool grid_slices;      /* the user's %ctaid/%nctaid reads go through the launch parameters,
+                            * so a launch with more threads than the detector numbers can run
+                            * as slices of its grid (prep stats `sliceable`) */
     unsigned max_registers; /* registers per thread an instrumented module may use (nvJitLink's
                             * -maxrregcount); 0: chosen from the kernel (gr_gpu_register_cap),
                             * 255: no cap; GPURACE_GPU_MAXREG=N in the environment */
@@ -78,6 +81,12 @@ gr_backend *gr_gpu_backend_new(const gr_gpu_options *o, gr_error *err);
  * writes why into `note` (may be NULL). *is_gpu (may be NULL) says which one was opened. */
 gr_backend *gr_backend_open(const char *name, bool *is_gpu, char *note, size_t note_len,
                             gr_error *err);
+/* The same for one of several workers sharing the machine: worker `share` (0, 1, ...) gets GPU
+ * share % (visible GPUs), so `fuzz --jobs N` spreads its workers over every GPU. */
+gr_backend *gr_backend_open_shared(const char *name, int share, bool *is_gpu, char *note,
+                                   size_t note_len, gr_error *err);
+/* Visible GPUs (0 when the driver does not load or finds none). */
+int gr_gpu_count(void);
 
 /* ---- module building (needs no GPU: tests and the cache use it) ---------------------------- */
 
@@ -118,6 +127,7 @@ typedef struct gr_gpu_prep_stats {
     uint32_t inline_sites;       /* of those, checked inline (the hook only on the slow path) */
     uint32_t cold_calls;         /* private shared accesses whose out-of-line check is a call */
     uint32_t inline_barriers;    /* barrier hooks done inline (simple_sync modules) */
+    bool sliceable;              /* grid_slices: every %ctaid/%nctaid read was rewritten */
     bool simple_sync;            /* no hook can make a block or warp irregular, split or tainted
                                   * (inline_access.h, gr_gpu_inline_module) */
     uint32_t ro_kernels;         /* entries of ro[] used */
@@ -130,6 +140,38 @@ typedef struct gr_gpu_prep_stats {
     /* Filled by gr_gpu_build_cubin, from the cubin: the most any instrumented kernel uses. */
     uint32_t registers;
 } gr_gpu_prep_stats;
+
+/* ---- attached to a program (gpurace run --backend gpu) ---------------------------------------- */
+
+/* A GPU backend that runs a program's own launches: on its context `ctx`, through the driver
+ * table `cu` (which must reach the real driver, not gpurace's interposed entry points), over the
+ * program's memory. Modules are added, not replaced; the program's allocations are tracked
+ * (gr_gpu_track), and the shadow covers their span: accesses outside every tracked allocation
+ * are not checked, and the bytes after an allocation up to its 512-byte granule are a red zone.
+ * Launches with more threads than the detector numbers (GR_FSM_MAX_THREADS) run as slices of
+ * their grid when the module was built with grid_slices (the result's partial_note says so). */
+struct gr_cu;
+/* cuda.h's handle types, named without the header (CUcontext, CUstream, CUfunction) */
+struct CUctx_st;
+struct CUstream_st;
+struct CUfunc_st;
+gr_backend *gr_gpu_backend_attach(const gr_gpu_options *o, const struct gr_cu *cu,
+                                  struct CUctx_st *ctx, gr_error *err);
+bool gr_gpu_module_add(gr_backend *b, const ptx_module *m, int *index, gr_error *err);
+const gr_gpu_prep_stats *gr_gpu_module_stats(const gr_backend *b, int index);
+bool gr_gpu_track(gr_backend *b, uint64_t addr, uint64_t size, gr_error *err);
+void gr_gpu_untrack(gr_backend *b, uint64_t addr);
+/* One launch of a kernel of module `module` on the program's `stream`; l->args[i].data are the
+ * program's own kernel parameter pointers. Waits for it. */
+bool gr_gpu_launch_on(gr_backend *b, int module, const gr_launch *l, struct CUstream_st *stream,
+                      gr_launch_result *out, gr_error *err);
+bool gr_gpu_module_function(gr_backend *b, int module, const char *kernel, struct CUfunc_st **f,
+                            gr_error *err);
+/* The instrumented module's copy of the user's variable `name`. */
+bool gr_gpu_module_global(gr_backend *b, int module, const char *name, uint64_t *addr,
+                          size_t *size);
+/* A trap or fault destroyed the context: `why` (may be NULL) gets the reason. */
+bool gr_gpu_is_dead(const gr_backend *b, char *why, size_t n);
 
 /* The device runtime's PTX, compiled by NVRTC for `arch` (NULL: "compute_90"). Caller frees. */
 bool gr_gpu_runtime_ptx(const char *arch, char **ptx, gr_error *err);

@@ -30,6 +30,17 @@ typedef struct gpu_table {
     size_t size;
 } gpu_table;
 
+/* One loaded, instrumented module and where its runtime symbols live. */
+typedef struct gpu_module {
+    const ptx_module *m;
+    CUmodule mod;
+    CUdeviceptr rt_params, rt_budget, rt_cov, rt_ro, rt_ro_bounds, rt_skip;
+    gr_gpu_prep_stats prep; /* read-only parameter candidates, guard slots, sliceable */
+    uint32_t ncov;
+    CUdeviceptr globals_lo, globals_hi;
+    gpu_table globals_shadow;
+} gpu_module;
+
 typedef struct gpu_backend {
     gr_backend base;
     gr_gpu_options opt;
@@ -41,15 +52,14 @@ typedef struct gpu_backend {
     int reserved_smem, max_smem_optin;
     char name[200];
     bool dead;              /* a sticky error destroyed the context */
+    bool attached;          /* runs a program's launches on its context and memory (gpu.h) */
+    size_t shadow_cap;      /* attached: bytes of arena_shadow allocated */
     char dead_why[300];
 
-    const ptx_module *m;
-    CUmodule mod;
-    CUdeviceptr rt_params, rt_budget, rt_cov, rt_ro, rt_ro_bounds, rt_skip;
-    gr_gpu_prep_stats prep; /* of the loaded module: read-only parameter candidates */
-    uint32_t ncov;
-    CUdeviceptr globals_lo, globals_hi;
-    gpu_table globals_shadow;
+    gpu_module **mods;      /* the backend's own launches use mods[0], replaced by each load;
+                             * attached to a program, one per module it loads */
+    int nmods;
+    gpu_module *cur;        /* the module of the launch being made */
 
     CUdeviceptr arena, arena_shadow;
     size_t arena_cap, arena_used;
@@ -126,6 +136,43 @@ bool gr_gpu_available(char *why, size_t n) {
     return ok;
 }
 
+/* The device's figures, the events and the host-mapped hang record, for g->dev with g->ctx
+ * current. False with the failing call's result in *r. */
+static bool device_setup(gpu_backend *g, CUresult *r) {
+    int major = 0, minor = 0;
+    bool ok = (*r = g->cu.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                             g->dev)) == CUDA_SUCCESS &&
+              (*r = g->cu.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                             g->dev)) == CUDA_SUCCESS &&
+              (*r = g->cu.DeviceGetAttribute(&g->reserved_smem,
+                                             CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+                                             g->dev)) == CUDA_SUCCESS &&
+              (*r = g->cu.DeviceGetAttribute(&g->max_smem_optin,
+                                             CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                             g->dev)) == CUDA_SUCCESS &&
+              (*r = g->cu.EventCreate(&g->ev_start, CU_EVENT_DEFAULT)) == CUDA_SUCCESS &&
+              (*r = g->cu.EventCreate(&g->ev_end, CU_EVENT_DEFAULT)) == CUDA_SUCCESS &&
+              (*r = g->cu.MemHostAlloc((void **)&g->hang_host, sizeof(gr_rt_hang),
+                                       CU_MEMHOSTALLOC_DEVICEMAP)) == CUDA_SUCCESS &&
+              (*r = g->cu.MemHostGetDevicePointer(&g->hang_dev, g->hang_host, 0)) == CUDA_SUCCESS;
+    if (!ok) return false;
+    g->sm = major * 10 + minor;
+    char dev_name[128] = "GPU";
+    g->cu.DeviceGetName(dev_name, (int)sizeof dev_name, g->dev);
+    snprintf(g->name, sizeof g->name, "%s, sm_%d", dev_name, g->sm);
+    return true;
+}
+
+int gr_gpu_count(void) {
+    char why[300];
+    gr_cu cu;
+    if (!gr_cu_load(&cu, why, sizeof why)) return 0;
+    int count = 0;
+    if (cu.Init(0) != CUDA_SUCCESS || cu.DeviceGetCount(&count) != CUDA_SUCCESS) count = 0;
+    gr_cu_unload(&cu);
+    return count;
+}
+
 gr_backend *gr_gpu_backend_new(const gr_gpu_options *o, gr_error *err) {
     gpu_backend *g = calloc(1, sizeof *g);
     if (!g) {
@@ -153,27 +200,11 @@ gr_backend *gr_gpu_backend_new(const gr_gpu_options *o, gr_error *err) {
         free(g);
         return NULL;
     }
-    int major = 0, minor = 0;
-    bool ok = (r = g->cu.DeviceGet(&g->dev, g->opt.device)) == CUDA_SUCCESS &&
-              (r = g->cu.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                            g->dev)) == CUDA_SUCCESS &&
-              (r = g->cu.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                                            g->dev)) == CUDA_SUCCESS &&
-              (r = g->cu.DeviceGetAttribute(&g->reserved_smem,
-                                            CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
-                                            g->dev)) == CUDA_SUCCESS &&
-              (r = g->cu.DeviceGetAttribute(&g->max_smem_optin,
-                                            CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                                            g->dev)) == CUDA_SUCCESS &&
-              (r = g->cu.PrimaryCtxRetain(&g->ctx, g->dev)) == CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS) r = g->cu.DeviceGet(&g->dev, g->opt.device);
+    bool ok = r == CUDA_SUCCESS && (r = g->cu.PrimaryCtxRetain(&g->ctx, g->dev)) == CUDA_SUCCESS;
     if (ok) {
         g->ctx_retained = true;
-        ok = (r = g->cu.CtxSetCurrent(g->ctx)) == CUDA_SUCCESS &&
-             (r = g->cu.EventCreate(&g->ev_start, CU_EVENT_DEFAULT)) == CUDA_SUCCESS &&
-             (r = g->cu.EventCreate(&g->ev_end, CU_EVENT_DEFAULT)) == CUDA_SUCCESS &&
-             (r = g->cu.MemHostAlloc((void **)&g->hang_host, sizeof(gr_rt_hang),
-                                     CU_MEMHOSTALLOC_DEVICEMAP)) == CUDA_SUCCESS &&
-             (r = g->cu.MemHostGetDevicePointer(&g->hang_dev, g->hang_host, 0)) == CUDA_SUCCESS;
+        ok = (r = g->cu.CtxSetCurrent(g->ctx)) == CUDA_SUCCESS && device_setup(g, &r);
     }
     if (!ok) {
         char d[200];
@@ -182,10 +213,6 @@ gr_backend *gr_gpu_backend_new(const gr_gpu_options *o, gr_error *err) {
         gr_backend_free(&g->base);
         return NULL;
     }
-    g->sm = major * 10 + minor;
-    char dev_name[128] = "GPU";
-    g->cu.DeviceGetName(dev_name, (int)sizeof dev_name, g->dev);
-    snprintf(g->name, sizeof g->name, "%s, sm_%d", dev_name, g->sm);
     return &g->base;
 }
 
@@ -204,9 +231,8 @@ bool gr_gpu_last_stats(const gr_backend *b, gr_gpu_launch_stats *out) {
 
 /* ---- module ------------------------------------------------------------------------------------- */
 
-static bool gpu_load(gr_backend *b, const ptx_module *m, gr_error *err) {
-    gpu_backend *g = (gpu_backend *)b;
-    if (!check_alive(g, err)) return false;
+/* Builds and loads the instrumented module for `m` into `gm` (replacing what it held). */
+static bool module_load(gpu_backend *g, gpu_module *gm, const ptx_module *m, gr_error *err) {
     g->cu.CtxSetCurrent(g->ctx);
     char sm[16];
     snprintf(sm, sizeof sm, "sm_%d", g->sm);
@@ -214,47 +240,72 @@ static bool gpu_load(gr_backend *b, const ptx_module *m, gr_error *err) {
     size_t len = 0;
     gr_gpu_prep_stats st;
     if (!gr_gpu_build_cubin(m, &g->opt, sm, &cubin, &len, NULL, &st, err)) return false;
-    if (g->mod) g->cu.ModuleUnload(g->mod);
-    g->mod = NULL;
-    CUresult r = g->cu.ModuleLoadData(&g->mod, cubin);
+    if (gm->mod) g->cu.ModuleUnload(gm->mod);
+    gm->mod = NULL;
+    CUresult r = g->cu.ModuleLoadData(&gm->mod, cubin);
     free(cubin);
     if (r != CUDA_SUCCESS) return cu_fail(g, r, "loading the module", err);
-    g->m = m;
-    g->prep = st;
-    g->ncov = st.coverage_blocks < GR_RT_COV_MAX ? st.coverage_blocks : GR_RT_COV_MAX;
-    g->rt_params = g->rt_budget = g->rt_cov = g->rt_ro = g->rt_ro_bounds = g->rt_skip = 0;
+    gm->m = m;
+    gm->prep = st;
+    gm->ncov = st.coverage_blocks < GR_RT_COV_MAX ? st.coverage_blocks : GR_RT_COV_MAX;
+    gm->rt_params = gm->rt_budget = gm->rt_cov = gm->rt_ro = gm->rt_ro_bounds = gm->rt_skip = 0;
     if (g->opt.instrument) {
         size_t sz;
-        CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_params, &sz, g->mod, GR_RT_PARAMS_NAME),
+        CU_TRY(g, g->cu.ModuleGetGlobal(&gm->rt_params, &sz, gm->mod, GR_RT_PARAMS_NAME),
                "finding the runtime parameters", err);
-        CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_budget, &sz, g->mod, GR_RT_BUDGET_NAME),
+        CU_TRY(g, g->cu.ModuleGetGlobal(&gm->rt_budget, &sz, gm->mod, GR_RT_BUDGET_NAME),
                "finding the step budget", err);
-        CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_cov, &sz, g->mod, GR_RT_COV_NAME),
+        CU_TRY(g, g->cu.ModuleGetGlobal(&gm->rt_cov, &sz, gm->mod, GR_RT_COV_NAME),
                "finding the coverage bytes", err);
-        CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_ro, &sz, g->mod, GR_RT_RO_PARAMS_NAME),
+        CU_TRY(g, g->cu.ModuleGetGlobal(&gm->rt_ro, &sz, gm->mod, GR_RT_RO_PARAMS_NAME),
                "finding the read-only parameter mask", err);
-        CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_ro_bounds, &sz, g->mod, GR_RT_RO_BOUNDS_NAME),
+        CU_TRY(g, g->cu.ModuleGetGlobal(&gm->rt_ro_bounds, &sz, gm->mod, GR_RT_RO_BOUNDS_NAME),
                "finding the parameter bounds", err);
-        CU_TRY(g, g->cu.ModuleGetGlobal(&g->rt_skip, &sz, g->mod, GR_RT_SKIP_NAME),
+        CU_TRY(g, g->cu.ModuleGetGlobal(&gm->rt_skip, &sz, gm->mod, GR_RT_SKIP_NAME),
                "finding the guard slots", err);
     }
     /* The user's .global variables: one shadowed range around all of them. */
-    g->globals_lo = g->globals_hi = 0;
+    gm->globals_lo = gm->globals_hi = 0;
     for (int32_t i = 0; i < m->nvars; i++) {
         const ptx_var *v = &m->vars[i];
         if (v->space != PTX_SPACE_GLOBAL || v->is_extern) continue;
         CUdeviceptr p;
         size_t sz;
-        if (g->cu.ModuleGetGlobal(&p, &sz, g->mod, v->name) != CUDA_SUCCESS || sz == 0) continue;
-        if (!g->globals_lo || p < g->globals_lo) g->globals_lo = p;
-        if (p + sz > g->globals_hi) g->globals_hi = p + sz;
+        if (g->cu.ModuleGetGlobal(&p, &sz, gm->mod, v->name) != CUDA_SUCCESS || sz == 0) continue;
+        if (!gm->globals_lo || p < gm->globals_lo) gm->globals_lo = p;
+        if (p + sz > gm->globals_hi) gm->globals_hi = p + sz;
     }
-    if (g->globals_hi > g->globals_lo && g->opt.instrument) {
-        g->globals_lo &= ~(CUdeviceptr)3;
-        if (!table_reserve(g, &g->globals_shadow, (g->globals_hi - g->globals_lo + 3) / 4 * 8, err))
+    if (gm->globals_hi > gm->globals_lo && g->opt.instrument) {
+        gm->globals_lo &= ~(CUdeviceptr)3;
+        if (!table_reserve(g, &gm->globals_shadow, (gm->globals_hi - gm->globals_lo + 3) / 4 * 8, err))
             return false;
     }
     return true;
+}
+
+/* A new empty module slot, appended to g->mods. */
+static gpu_module *module_slot(gpu_backend *g, gr_error *err) {
+    gpu_module **mods = realloc(g->mods, (size_t)(g->nmods + 1) * sizeof *mods);
+    if (!mods) {
+        gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    g->mods = mods;
+    gpu_module *gm = calloc(1, sizeof *gm);
+    if (!gm) {
+        gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    mods[g->nmods++] = gm;
+    return gm;
+}
+
+static bool gpu_load(gr_backend *b, const ptx_module *m, gr_error *err) {
+    gpu_backend *g = (gpu_backend *)b;
+    if (!check_alive(g, err)) return false;
+    if (g->nmods == 0 && !module_slot(g, err)) return false;
+    g->cur = g->mods[0];
+    return module_load(g, g->cur, m, err);
 }
 
 /* ---- memory ------------------------------------------------------------------------------------- */
@@ -400,9 +451,31 @@ static gr_finding *add_finding(gr_launch_result *res, uint32_t max, gr_error *er
     return f;
 }
 
+/* Attached: the program's memory has no red zones of gpurace's making; the bytes after each
+ * allocation up to the allocator's 512-byte granule belong to no allocation, so they are
+ * poisoned (a read just past the end is out of bounds), and gaps beyond stay plain memory
+ * (gpurace may not have seen every allocation there). */
+static bool reset_attached_shadow(gpu_backend *g, gr_error *err) {
+    if (!g->arena_used) return true;
+    CU_TRY(g, g->cu.MemsetD8(g->arena_shadow, 0, g->arena_used * 2), "clearing the shadow", err);
+    uint64_t hi = g->arena + g->arena_used;
+    for (size_t i = 0; i < g->nallocs; i++) {
+        uint64_t end = (g->allocs[i].addr + g->allocs[i].size + 3) & ~3ull;
+        uint64_t zone = (g->allocs[i].addr + g->allocs[i].size + 511) & ~511ull;
+        if (i + 1 < g->nallocs && g->allocs[i + 1].addr < zone) zone = g->allocs[i + 1].addr;
+        if (zone > hi) zone = hi;
+        if (zone <= end) continue;
+        CU_TRY(g, g->cu.MemsetD32(g->arena_shadow + (end - g->arena) * 2, 0xFu, (zone - end) / 2),
+               "poisoning red zones", err);
+    }
+    return true;
+}
+
 /* Per-launch reset of the shadow: zero for buffers, poison for the red zones between them. */
 static bool reset_shadow(gpu_backend *g, gr_error *err) {
-    if (g->arena_used) {
+    if (g->attached) {
+        if (!reset_attached_shadow(g, err)) return false;
+    } else if (g->arena_used) {
         CU_TRY(g, g->cu.MemsetD8(g->arena_shadow, 0, g->arena_used * 2), "clearing the shadow", err);
         uint64_t first = g->nallocs ? g->allocs[0].addr : g->arena + g->arena_used;
         if (first > g->arena)
@@ -416,19 +489,19 @@ static bool reset_shadow(gpu_backend *g, gr_error *err) {
                    "poisoning red zones", err);
         }
     }
-    if (g->globals_shadow.ptr)
-        CU_TRY(g, g->cu.MemsetD8(g->globals_shadow.ptr, 0, g->globals_shadow.size),
+    if (g->cur->globals_shadow.ptr)
+        CU_TRY(g, g->cu.MemsetD8(g->cur->globals_shadow.ptr, 0, g->cur->globals_shadow.size),
                "clearing the shadow", err);
     return true;
 }
 
-static bool wait_kernel(gpu_backend *g, CUresult *status) {
+static bool wait_kernel(gpu_backend *g, CUstream stream, CUresult *status) {
     const char *env = getenv("GPURACE_GPU_TIMEOUT");
     double limit = env && atof(env) > 0 ? atof(env) : 60.0;
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (unsigned spin = 0;; spin++) {
-        CUresult r = g->cu.StreamQuery(NULL);
+        CUresult r = g->cu.StreamQuery(stream);
         if (r != CUDA_ERROR_NOT_READY) {
             *status = r;
             return true;
@@ -464,10 +537,10 @@ static long alloc_index(const gpu_backend *g, uint64_t addr) {
  * (gr_readonly_launch_bits, the check the simulator makes too). */
 static uint32_t readonly_params(const gpu_backend *g, const char *kernel, const gr_launch *l) {
     uint32_t candidates = 0, exclusive = 0;
-    for (uint32_t k = 0; k < g->prep.ro_kernels; k++)
-        if (strcmp(g->prep.ro[k].name, kernel) == 0) {
-            candidates = g->prep.ro[k].params;
-            exclusive = g->prep.ro[k].exclusive;
+    for (uint32_t k = 0; k < g->cur->prep.ro_kernels; k++)
+        if (strcmp(g->cur->prep.ro[k].name, kernel) == 0) {
+            candidates = g->cur->prep.ro[k].params;
+            exclusive = g->cur->prep.ro[k].exclusive;
         }
     int n = l->nargs > 0 ? l->nargs : 0;
     int64_t *arg_buffer = malloc(((size_t)n + 1) * sizeof *arg_buffer);
@@ -573,74 +646,59 @@ bool gr_gpu_divergence_finding(const struct gr_rt_counters *c, gr_dim3 grid, gr_
     return true;
 }
 
-static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out, gr_error *err) {
-    gpu_backend *g = (gpu_backend *)b;
-    memset(out, 0, sizeof *out);
-    if (!check_alive(g, err)) return false;
-    if (!g->mod) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
-    g->cu.CtxSetCurrent(g->ctx);
-    const ptx_function *fn = find_entry(g->m, l->kernel, err);
-    if (!fn) return false;
-    gr_dim3 grid = {l->grid.x ? l->grid.x : 1, l->grid.y ? l->grid.y : 1, l->grid.z ? l->grid.z : 1};
-    gr_dim3 block = {l->block.x ? l->block.x : 1, l->block.y ? l->block.y : 1,
-                     l->block.z ? l->block.z : 1};
+/* Where a slice of a launch sits in it: the whole launch when it fits the detector. */
+typedef struct launch_geom {
+    gr_dim3 grid;  /* the slice's blocks */
+    gr_dim3 block;
+    gr_dim3 off;   /* its first block's index in the launch */
+    gr_dim3 full;  /* the launch's grid */
+} launch_geom;
+
+static gr_exec_thread slice_thread(uint32_t linear, const launch_geom *lg) {
+    gr_exec_thread t = thread_of(linear, lg->grid, lg->block);
+    t.block.x += lg->off.x;
+    t.block.y += lg->off.y;
+    t.block.z += lg->off.z;
+    return t;
+}
+
+/* A race between the same two instructions with the same message is already in `out`: slices
+ * of one launch report each once. */
+static bool race_known(const gr_launch_result *out, const gr_rt_record *rc, const char *message) {
+    for (int i = 0; i < out->nfindings; i++) {
+        const gr_finding *f = &out->findings[i];
+        if (f->cls == GR_FINDING_RACE && f->insn_id == rc->second_instr &&
+            f->insn_id2 == rc->first_instr && strcmp(f->message, message) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* What one slice needs besides its geometry. */
+typedef struct launch_plan {
+    const gr_launch *l;
+    const ptx_function *fn;
+    CUfunction func;
+    void **params;
+    CUstream stream;
+    uint32_t dyn, shared_words, user_dyn;
+    int registers;
+    bool detect, cooperative;
+} launch_plan;
+
+/* Runs one slice and appends its findings to `out`. False on an error; a trap or fault is a
+ * finding and leaves g->dead set. */
+static bool run_slice(gpu_backend *g, const launch_plan *lp, const launch_geom *lg,
+                      gr_launch_result *out, gr_error *err) {
+    const gr_launch *l = lp->l;
+    const ptx_function *fn = lp->fn;
+    bool detect = lp->detect;
+    gr_dim3 grid = lg->grid, block = lg->block;
     uint64_t tpb = (uint64_t)block.x * block.y * block.z;
     uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
-    if (tpb > 1024) return gr_fail(err, GR_ERR_USAGE, "block of %" PRIu64 " threads (at most 1024)", tpb);
-    if (l->nargs != fn->nparams)
-        return gr_fail(err, GR_ERR_USAGE, "kernel %s takes %d arguments, %d given", fn->name,
-                       fn->nparams, l->nargs);
-    bool detect = g->opt.instrument && l->detect;
-    if (detect && tpb * nblocks > GR_FSM_MAX_THREADS)
-        return gr_fail(err, GR_ERR_UNSUPPORTED,
-                       "the shadow-FSM detector tracks at most %u threads per launch (this one has "
-                       "%" PRIu64 "); use fewer blocks (e.g. a grid-stride loop)",
-                       GR_FSM_MAX_THREADS, tpb * nblocks);
-    CUfunction func;
-    CU_TRY(g, g->cu.ModuleGetFunction(&func, g->mod, fn->name), "finding the kernel", err);
-    /* cooperative groups' grid sync needs the workspace only a cooperative launch provides */
-    bool cooperative = ptx_function_syncs_grid(g->m, fn);
-    /* The device-side detector orders accesses by block barriers only: across a grid sync it
-     * would report the phases as racing, and the driver's workspace as outside every buffer. */
-    if (detect && cooperative)
-        return gr_fail(err, GR_ERR_UNSUPPORTED,
-                       "kernel %s synchronizes the whole grid (cooperative groups' "
-                       "this_grid().sync()), which the GPU backend's race detector does not model "
-                       "yet: use --backend sim",
-                       fn->name);
-    void **params = calloc((size_t)(l->nargs ? l->nargs : 1), sizeof *params);
-    if (!params) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < l->nargs; i++) params[i] = (void *)l->args[i].data;
-
-    /* Shared memory: the kernel's, then (when detecting) the shadow of the whole window. */
-    int static_smem = 0, registers = 0;
-    g->cu.FuncGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func);
-    g->cu.FuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, func);
-    uint32_t user_dyn = (l->dynamic_shared + 15u) & ~15u;
-    uint32_t shared_words = 0, dyn = l->dynamic_shared;
-    if (detect) {
-        /* without shared memory of its own the kernel has no shadow, only the barrier head */
-        if (static_smem > 0 || user_dyn > 0) {
-            uint64_t window = (uint64_t)g->reserved_smem +
-                              (((uint32_t)static_smem + 15u) & ~15u) + user_dyn + 64u;
-            shared_words = (uint32_t)((window + 3) / 4);
-        }
-        dyn = user_dyn + shared_words * 8u + (uint32_t)sizeof(gr_rt_bar_head);
-    }
-    if ((uint64_t)dyn + (uint64_t)static_smem > (uint64_t)g->max_smem_optin) {
-        free(params);
-        return gr_fail(err, GR_ERR_UNSUPPORTED,
-                       "kernel %s needs %u bytes of shared memory%s; the GPU allows %d per block",
-                       fn->name, dyn + (uint32_t)static_smem,
-                       detect ? " with its shadow (2 bytes per byte)" : "", g->max_smem_optin);
-    }
-    bool ok = true;
-    CUresult r = g->cu.FuncSetAttribute(func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                        (int)dyn);
-    if (r != CUDA_SUCCESS) ok = cu_fail(g, r, "raising the dynamic shared memory limit", err);
-
     uint32_t wpb = (uint32_t)((tpb + 31) / 32);
-    if (ok && g->opt.instrument) {
+    bool ok = true;
+    if (g->opt.instrument) {
         gr_rt_params p;
         memset(&p, 0, sizeof p);
         ok = table_reserve(g, &g->counters, sizeof(gr_rt_counters), err) &&
@@ -658,9 +716,9 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
             p.arena_lo = g->arena;
             p.arena_hi = g->arena + g->arena_used;
             p.arena_shadow = g->arena_shadow;
-            p.globals_lo = g->globals_lo;
-            p.globals_hi = g->globals_shadow.ptr ? g->globals_hi : g->globals_lo;
-            p.globals_shadow = g->globals_shadow.ptr;
+            p.globals_lo = g->cur->globals_lo;
+            p.globals_hi = g->cur->globals_shadow.ptr ? g->cur->globals_hi : g->cur->globals_lo;
+            p.globals_shadow = g->cur->globals_shadow.ptr;
             p.threads = g->threads.ptr;
             p.bar_hist = g->bar_hist.ptr;
             p.user_call = g->user_call.ptr;
@@ -678,11 +736,14 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
             p.ws_recip = gr_fsm_reciprocal(32u);
             p.warps_per_block = wpb;
             p.nblocks = (uint32_t)nblocks;
-            p.shared_words = shared_words;
-            p.user_dyn_shared = user_dyn;
+            p.shared_words = lp->shared_words;
+            p.user_dyn_shared = lp->user_dyn;
             p.user_dyn_bytes = l->dynamic_shared;
             p.detect = detect;
             p.lockstep = l->warp_model == GR_WARP_LOCKSTEP;
+            p.slice_ctaid[0] = lg->off.x, p.slice_ctaid[1] = lg->off.y, p.slice_ctaid[2] = lg->off.z;
+            p.grid_nctaid[0] = lg->full.x, p.grid_nctaid[1] = lg->full.y, p.grid_nctaid[2] = lg->full.z;
+            p.untracked_unchecked = g->attached;
             /* The simulator's budget counts thread-instructions; here each thread may take
              * budget/8 backward branches (a loop iteration is several instructions). */
             uint64_t budget = (l->step_budget ? l->step_budget : 200000000ull) / 8;
@@ -692,32 +753,35 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
             uint32_t ro_params = readonly_params(g, fn->name, l);
             uint64_t ro_bounds[2 * GR_RT_RO_BOUNDS_PARAMS], skip[2 * GR_RT_SKIP_SLOTS];
             param_bounds(g, l, ro_bounds);
-            gr_gpu_skip_bounds(&g->prep, fn->name, ro_params, ro_bounds, grid, block, skip);
-            size_t skip_bytes = g->prep.skip_slots * 2 * sizeof *skip;
+            /* the proofs are about the launch's grid, which the user's code sees */
+            gr_gpu_skip_bounds(&g->cur->prep, fn->name, ro_params, ro_bounds, lg->full, block, skip);
+            size_t skip_bytes = g->cur->prep.skip_slots * 2 * sizeof *skip;
             memset(g->hang_host, 0, sizeof *g->hang_host);
             CUresult cr;
-            if ((cr = g->cu.MemcpyHtoD(g->rt_params, &p, sizeof p)) != CUDA_SUCCESS ||
-                (cr = g->cu.MemcpyHtoD(g->rt_budget, &budget32, 4)) != CUDA_SUCCESS ||
-                (cr = g->cu.MemcpyHtoD(g->rt_ro, &ro_params, 4)) != CUDA_SUCCESS ||
-                (cr = g->cu.MemcpyHtoD(g->rt_ro_bounds, ro_bounds, sizeof ro_bounds)) !=
+            if ((cr = g->cu.MemcpyHtoD(g->cur->rt_params, &p, sizeof p)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemcpyHtoD(g->cur->rt_budget, &budget32, 4)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemcpyHtoD(g->cur->rt_ro, &ro_params, 4)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemcpyHtoD(g->cur->rt_ro_bounds, ro_bounds, sizeof ro_bounds)) !=
                     CUDA_SUCCESS ||
-                (skip_bytes && (cr = g->cu.MemcpyHtoD(g->rt_skip, skip, skip_bytes)) != CUDA_SUCCESS) ||
+                (skip_bytes && (cr = g->cu.MemcpyHtoD(g->cur->rt_skip, skip, skip_bytes)) != CUDA_SUCCESS) ||
                 (detect && (cr = g->cu.MemsetD8(g->bar_fold.ptr, 0,
                                                 nblocks * sizeof(gr_rt_bar_fold))) != CUDA_SUCCESS) ||
                 (cr = g->cu.MemsetD8(g->counters.ptr, 0, sizeof(gr_rt_counters))) != CUDA_SUCCESS ||
                 (cr = g->cu.MemsetD8(g->blocks.ptr, 0, nblocks * 4 * GR_RT_BLOCK_WORDS)) != CUDA_SUCCESS ||
                 (cr = g->cu.MemsetD8(g->warps.ptr, 0, nblocks * wpb * 8)) != CUDA_SUCCESS ||
                 (cr = g->cu.MemsetD8(g->dedup.ptr, 0, DEDUP_CAP * 8)) != CUDA_SUCCESS ||
-                (g->ncov && (cr = g->cu.MemsetD8(g->rt_cov, 0, g->ncov)) != CUDA_SUCCESS))
+                (g->cur->ncov && (cr = g->cu.MemsetD8(g->cur->rt_cov, 0, g->cur->ncov)) != CUDA_SUCCESS))
                 ok = cu_fail(g, cr, "preparing the launch", err);
         }
     }
     if (ok) {
-        g->cu.EventRecord(g->ev_start, NULL);
-        r = cooperative ? g->cu.LaunchCooperativeKernel(func, grid.x, grid.y, grid.z, block.x,
-                                                        block.y, block.z, dyn, NULL, params)
-                        : g->cu.LaunchKernel(func, grid.x, grid.y, grid.z, block.x, block.y,
-                                             block.z, dyn, NULL, params, NULL);
+        g->cu.EventRecord(g->ev_start, lp->stream);
+        CUresult r =
+            lp->cooperative
+                ? g->cu.LaunchCooperativeKernel(lp->func, grid.x, grid.y, grid.z, block.x, block.y,
+                                                block.z, lp->dyn, lp->stream, lp->params)
+                : g->cu.LaunchKernel(lp->func, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                     lp->dyn, lp->stream, lp->params, NULL);
         if (r == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)
             ok = gr_fail(err, GR_ERR_USAGE,
                          "kernel %s synchronizes the whole grid, so all %" PRIu64 " blocks must "
@@ -725,16 +789,13 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
                          "instrumentation (cudaErrorCooperativeLaunchTooLarge): use fewer blocks",
                          fn->name, nblocks);
         else if (r != CUDA_SUCCESS) ok = cu_fail(g, r, "launching the kernel", err);
-        else g->cu.EventRecord(g->ev_end, NULL);
+        else g->cu.EventRecord(g->ev_end, lp->stream);
     }
-    free(params);
     if (!ok) return false;
 
     uint32_t max = l->max_findings ? l->max_findings : 64;
-    out->printf_output = calloc(1, 1);
-    if (!out->printf_output) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
     CUresult status;
-    if (!wait_kernel(g, &status)) {
+    if (!wait_kernel(g, lp->stream, &status)) {
         g->dead = true;
         snprintf(g->dead_why, sizeof g->dead_why, "a kernel ran past the watchdog");
         out->status = GR_EXEC_HANG;
@@ -758,11 +819,10 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
         if (g->hang_host->flag == 1u) {
             out->status = GR_EXEC_HANG;
             f->cls = GR_FINDING_HANG;
-            f->thread = thread_of(g->hang_host->block * (uint32_t)tpb + g->hang_host->thread, grid,
-                                  block);
+            f->thread = slice_thread(g->hang_host->block * (uint32_t)tpb + g->hang_host->thread, lg);
             snprintf(f->message, sizeof f->message,
                      "no termination within the step budget: the loop at %s:%u kept running",
-                     file_name(g->m, g->hang_host->file), g->hang_host->line);
+                     file_name(g->cur->m, g->hang_host->file), g->hang_host->line);
         } else {
             out->status = GR_EXEC_TRAP;
             f->cls = GR_FINDING_FAULT;
@@ -772,20 +832,18 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
     }
     float ms = 0;
     g->cu.EventElapsedTime(&ms, g->ev_start, g->ev_end);
-    memset(&g->last, 0, sizeof g->last);
-    g->last.kernel_ms = ms;
-    g->last.registers = (uint32_t)registers;
+    g->last.kernel_ms += ms;
+    g->last.registers = (uint32_t)lp->registers;
     g->have_last = true;
     if (!g->opt.instrument) return true;
 
     gr_rt_counters c;
     CU_TRY(g, g->cu.MemcpyDtoH(&c, g->counters.ptr, sizeof c), "reading the runtime counters", err);
-    g->last.race_occurrences = c.races;
-    g->last.undecided = 0;
+    g->last.race_occurrences += c.races;
     for (uint32_t i = 0; i < GR_RT_SHARDS; i++) g->last.undecided += c.undecided_shards[i];
-    g->last.tracked_bytes = g->arena_used + (g->globals_hi - g->globals_lo);
-    g->last.shadow_bytes = (detect ? g->arena_used * 2 : 0) + g->globals_shadow.size;
-    g->last.shared_shadow_bytes = (uint64_t)shared_words * 8u;
+    g->last.tracked_bytes = g->arena_used + (g->cur->globals_hi - g->cur->globals_lo);
+    g->last.shadow_bytes = (detect ? g->arena_used * 2 : 0) + g->cur->globals_shadow.size;
+    g->last.shared_shadow_bytes = (uint64_t)lp->shared_words * 8u;
     if (c.shared_short)
         return gr_fail(err, GR_ERR_INTERNAL, "GPU: the shared-memory shadow was too small");
     uint32_t nrec = c.nrecords < RECORD_CAP ? c.nrecords : RECORD_CAP;
@@ -799,6 +857,12 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
         }
         for (uint32_t i = 0; i < nrec; i++) {
             const gr_rt_record *rc = &recs[i];
+            char message[sizeof out->findings->message];
+            snprintf(message, sizeof message, "%s%s race on %s memory: %s",
+                     (rc->flags & GR_RACE_VOLATILE) ? "volatile " : "",
+                     gr_race_kind_name((gr_race_kind)rc->kind), rc->space ? "shared" : "global",
+                     gr_race_cause_text((gr_race_cause)rc->cause));
+            if (race_known(out, rc, message)) continue;
             gr_finding *f = add_finding(out, max, err);
             if (!f) {
                 if (gr_error_failed(err)) {
@@ -810,26 +874,23 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
             f->cls = GR_FINDING_RACE;
             f->insn_id = rc->second_instr;
             f->insn_id2 = rc->first_instr;
-            f->thread = thread_of(rc->second_thread, grid, block);
-            f->thread2 = thread_of(rc->first_thread, grid, block);
+            f->thread = slice_thread(rc->second_thread, lg);
+            f->thread2 = slice_thread(rc->first_thread, lg);
             f->space = rc->space ? PTX_SPACE_SHARED : PTX_SPACE_GLOBAL;
             f->address = rc->space ? rc->addr + SHARED_ADDR_BASE : rc->addr;
             f->size = 4;
-            snprintf(f->message, sizeof f->message, "%s%s race on %s memory: %s",
-                     (rc->flags & GR_RACE_VOLATILE) ? "volatile " : "",
-                     gr_race_kind_name((gr_race_kind)rc->kind), rc->space ? "shared" : "global",
-                     gr_race_cause_text((gr_race_cause)rc->cause));
+            memcpy(f->message, message, sizeof message);
         }
         free(recs);
     }
     out->findings_dropped += (int)(c.nrecords - nrec);
-    if (c.oob) {
+    if (c.oob && out->status != GR_EXEC_OUT_OF_BOUNDS) {
         out->status = GR_EXEC_OUT_OF_BOUNDS;
         gr_finding *f = add_finding(out, max, err);
         if (f) {
             f->cls = GR_FINDING_OUT_OF_BOUNDS;
             f->insn_id = c.oob_instr;
-            f->thread = thread_of(c.oob_thread, grid, block);
+            f->thread = slice_thread(c.oob_thread, lg);
             f->address = c.oob_addr;
             f->size = c.oob_size;
             snprintf(f->message, sizeof f->message,
@@ -851,61 +912,372 @@ static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out,
         if (gr_gpu_judge_divergence(&c, b, &fold, bw)) break;
     }
     gr_finding div;
-    if (detect && gr_gpu_divergence_finding(&c, grid, block, &div)) {
+    if (detect && out->status != GR_EXEC_BARRIER_DIVERGENCE &&
+        gr_gpu_divergence_finding(&c, grid, block, &div)) {
+        div.thread.block.x += lg->off.x, div.thread.block.y += lg->off.y, div.thread.block.z += lg->off.z;
+        div.thread2.block.x += lg->off.x, div.thread2.block.y += lg->off.y,
+            div.thread2.block.z += lg->off.z;
         if (out->status == GR_EXEC_OK) out->status = GR_EXEC_BARRIER_DIVERGENCE;
         gr_finding *f = add_finding(out, max, err);
         if (f) *f = div;
         else if (gr_error_failed(err)) return false;
     }
-    if (g->ncov && g->opt.coverage) {
-        unsigned char *cov = malloc(g->ncov);
-        out->block_hits = calloc(g->ncov, sizeof *out->block_hits);
-        out->block_first_insn = calloc(g->ncov, sizeof *out->block_first_insn);
+    if (g->cur->ncov && g->opt.coverage) {
+        uint32_t ncov = g->cur->ncov;
+        unsigned char *cov = malloc(ncov);
+        if (!out->block_hits) {
+            out->block_hits = calloc(ncov, sizeof *out->block_hits);
+            out->block_first_insn = calloc(ncov, sizeof *out->block_first_insn);
+        }
         if (!cov || !out->block_hits || !out->block_first_insn) {
             free(cov);
             return gr_fail(err, GR_ERR_NOMEM, "out of memory");
         }
-        CUresult cr = g->cu.MemcpyDtoH(cov, g->rt_cov, g->ncov);
+        CUresult cr = g->cu.MemcpyDtoH(cov, g->cur->rt_cov, ncov);
         if (cr != CUDA_SUCCESS) {
             free(cov);
             return cu_fail(g, cr, "reading coverage", err);
         }
         /* Blocks are numbered in PTX order; the GPU records whether each ran, not how often. */
-        for (uint32_t i = 0; i < g->ncov; i++) {
-            out->block_hits[i] = cov[i] ? 1u : 0u;
+        for (uint32_t i = 0; i < ncov; i++) {
+            if (cov[i]) out->block_hits[i] = 1u;
             out->block_first_insn[i] = i;
         }
-        out->nblocks = (int)g->ncov;
+        out->nblocks = (int)ncov;
         free(cov);
     }
     return true;
 }
 
+/* The slices of a launch of `grid` blocks of `tpb` threads, each within the detector's thread
+ * numbering: along z while whole x-y planes fit, else rows along y, else runs along x. Calls
+ * `each` in launch order; stops at its first false. */
+static bool for_each_slice(gr_dim3 grid, gr_dim3 block, uint64_t max_threads,
+                           bool (*each)(const launch_geom *, void *), void *ctx) {
+    uint64_t tpb = (uint64_t)block.x * block.y * block.z;
+    uint64_t per = max_threads / tpb; /* blocks per slice, >= 1 */
+    launch_geom lg = {grid, block, {0, 0, 0}, grid};
+    if ((uint64_t)grid.x * grid.y <= per) {
+        uint32_t step = (uint32_t)(per / ((uint64_t)grid.x * grid.y));
+        for (uint32_t z = 0; z < grid.z; z += step) {
+            lg.off = (gr_dim3){0, 0, z};
+            lg.grid = (gr_dim3){grid.x, grid.y, grid.z - z < step ? grid.z - z : step};
+            if (!each(&lg, ctx)) return false;
+        }
+    } else if (grid.x <= per) {
+        uint32_t step = (uint32_t)(per / grid.x);
+        for (uint32_t z = 0; z < grid.z; z++)
+            for (uint32_t y = 0; y < grid.y; y += step) {
+                lg.off = (gr_dim3){0, y, z};
+                lg.grid = (gr_dim3){grid.x, grid.y - y < step ? grid.y - y : step, 1};
+                if (!each(&lg, ctx)) return false;
+            }
+    } else {
+        uint32_t step = (uint32_t)per;
+        for (uint32_t z = 0; z < grid.z; z++)
+            for (uint32_t y = 0; y < grid.y; y++)
+                for (uint32_t x = 0; x < grid.x; x += step) {
+                    lg.off = (gr_dim3){x, y, z};
+                    lg.grid = (gr_dim3){grid.x - x < step ? grid.x - x : step, 1, 1};
+                    if (!each(&lg, ctx)) return false;
+                }
+    }
+    return true;
+}
+
+typedef struct slice_run {
+    gpu_backend *g;
+    const launch_plan *lp;
+    gr_launch_result *out;
+    gr_error *err;
+    bool failed;
+    uint32_t slices;
+} slice_run;
+
+static bool run_one_slice(const launch_geom *lg, void *ctx) {
+    slice_run *sr = ctx;
+    sr->slices++;
+    if (!run_slice(sr->g, sr->lp, lg, sr->out, sr->err)) {
+        sr->failed = true;
+        return false;
+    }
+    return !sr->g->dead; /* a trap or fault ends the launch */
+}
+
+static bool ensure_attached_shadow(gpu_backend *g, gr_error *err);
+
+/* One launch of a kernel of g->cur on `stream`. */
+static bool launch_in(gpu_backend *g, const gr_launch *l, CUstream stream, gr_launch_result *out,
+                      gr_error *err) {
+    memset(out, 0, sizeof *out);
+    if (!check_alive(g, err)) return false;
+    if (!g->cur || !g->cur->mod) return gr_fail(err, GR_ERR_USAGE, "no module loaded");
+    g->cu.CtxSetCurrent(g->ctx);
+    const ptx_function *fn = find_entry(g->cur->m, l->kernel, err);
+    if (!fn) return false;
+    gr_dim3 grid = {l->grid.x ? l->grid.x : 1, l->grid.y ? l->grid.y : 1, l->grid.z ? l->grid.z : 1};
+    gr_dim3 block = {l->block.x ? l->block.x : 1, l->block.y ? l->block.y : 1,
+                     l->block.z ? l->block.z : 1};
+    uint64_t tpb = (uint64_t)block.x * block.y * block.z;
+    uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
+    if (tpb > 1024) return gr_fail(err, GR_ERR_USAGE, "block of %" PRIu64 " threads (at most 1024)", tpb);
+    if (l->nargs != fn->nparams)
+        return gr_fail(err, GR_ERR_USAGE, "kernel %s takes %d arguments, %d given", fn->name,
+                       fn->nparams, l->nargs);
+    bool detect = g->opt.instrument && l->detect;
+    /* cooperative groups' grid sync needs the workspace only a cooperative launch provides */
+    bool cooperative = ptx_function_syncs_grid(g->cur->m, fn);
+    bool sliced = detect && tpb * nblocks > GR_FSM_MAX_THREADS;
+    if (sliced && (!g->cur->prep.sliceable || cooperative))
+        return gr_fail(err, GR_ERR_UNSUPPORTED,
+                       "the shadow-FSM detector tracks at most %u threads per launch (this one has "
+                       "%" PRIu64 "); use fewer blocks (e.g. a grid-stride loop)",
+                       GR_FSM_MAX_THREADS, tpb * nblocks);
+    CUfunction func;
+    CU_TRY(g, g->cu.ModuleGetFunction(&func, g->cur->mod, fn->name), "finding the kernel", err);
+    /* The device-side detector orders accesses by block barriers only: across a grid sync it
+     * would report the phases as racing, and the driver's workspace as outside every buffer. */
+    if (detect && cooperative)
+        return gr_fail(err, GR_ERR_UNSUPPORTED,
+                       "kernel %s synchronizes the whole grid (cooperative groups' "
+                       "this_grid().sync()), which the GPU backend's race detector does not model "
+                       "yet: use --backend sim",
+                       fn->name);
+    if (detect && g->attached && !ensure_attached_shadow(g, err)) return false;
+
+    /* Shared memory: the kernel's, then (when detecting) the shadow of the whole window. */
+    int static_smem = 0, registers = 0;
+    g->cu.FuncGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func);
+    g->cu.FuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, func);
+    uint32_t user_dyn = (l->dynamic_shared + 15u) & ~15u;
+    uint32_t shared_words = 0, dyn = l->dynamic_shared;
+    if (detect) {
+        /* without shared memory of its own the kernel has no shadow, only the barrier head */
+        if (static_smem > 0 || user_dyn > 0) {
+            uint64_t window = (uint64_t)g->reserved_smem +
+                              (((uint32_t)static_smem + 15u) & ~15u) + user_dyn + 64u;
+            shared_words = (uint32_t)((window + 3) / 4);
+        }
+        dyn = user_dyn + shared_words * 8u + (uint32_t)sizeof(gr_rt_bar_head);
+    }
+    if ((uint64_t)dyn + (uint64_t)static_smem > (uint64_t)g->max_smem_optin)
+        return gr_fail(err, GR_ERR_UNSUPPORTED,
+                       "kernel %s needs %u bytes of shared memory%s; the GPU allows %d per block",
+                       fn->name, dyn + (uint32_t)static_smem,
+                       detect ? " with its shadow (2 bytes per byte)" : "", g->max_smem_optin);
+    CUresult r = g->cu.FuncSetAttribute(func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        (int)dyn);
+    if (r != CUDA_SUCCESS) return cu_fail(g, r, "raising the dynamic shared memory limit", err);
+
+    void **params = calloc((size_t)(l->nargs ? l->nargs : 1), sizeof *params);
+    out->printf_output = calloc(1, 1);
+    if (!params || !out->printf_output) {
+        free(params);
+        return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < l->nargs; i++) params[i] = (void *)l->args[i].data;
+    launch_plan lp = {l, fn, func, params, stream, dyn, shared_words, user_dyn, registers, detect,
+                      cooperative};
+    memset(&g->last, 0, sizeof g->last);
+    slice_run sr = {g, &lp, out, err, false, 0};
+    launch_geom whole = {grid, block, {0, 0, 0}, grid};
+    if (sliced) for_each_slice(grid, block, GR_FSM_MAX_THREADS, run_one_slice, &sr);
+    else run_one_slice(&whole, &sr);
+    free(params);
+    if (sr.failed) return false;
+    if (sliced && !g->dead)
+        snprintf(out->partial_note, sizeof out->partial_note,
+                 "%" PRIu64 " threads checked in %u slices of at most %u: races between threads "
+                 "of different slices are not checked",
+                 tpb * nblocks, sr.slices, GR_FSM_MAX_THREADS);
+    return true;
+}
+
+static bool gpu_launch(gr_backend *b, const gr_launch *l, gr_launch_result *out, gr_error *err) {
+    gpu_backend *g = (gpu_backend *)b;
+    g->cur = g->nmods ? g->mods[0] : NULL;
+    return launch_in(g, l, NULL, out, err);
+}
+
 static void gpu_free(gr_backend *b) {
     gpu_backend *g = (gpu_backend *)b;
-    if (g->ctx_retained) {
+    if (g->ctx) {
         g->cu.CtxSetCurrent(g->ctx);
         if (!g->dead) {
-            gpu_table *tables[] = {&g->threads, &g->blocks,   &g->warps,          &g->records,
-                                   &g->dedup,   &g->counters, &g->globals_shadow, &g->bar_hist,
-                                   &g->bar_fold, &g->user_call};
+            gpu_table *tables[] = {&g->threads,  &g->blocks,   &g->warps,    &g->records, &g->dedup,
+                                   &g->counters, &g->bar_hist, &g->bar_fold, &g->user_call};
             for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
                 if (tables[i]->ptr) g->cu.MemFree(tables[i]->ptr);
-            if (g->arena) g->cu.MemFree(g->arena);
+            for (int i = 0; i < g->nmods; i++) {
+                if (g->mods[i]->globals_shadow.ptr) g->cu.MemFree(g->mods[i]->globals_shadow.ptr);
+                if (g->mods[i]->mod) g->cu.ModuleUnload(g->mods[i]->mod);
+            }
+            if (g->arena && !g->attached) g->cu.MemFree(g->arena);
             if (g->arena_shadow) g->cu.MemFree(g->arena_shadow);
-            if (g->mod) g->cu.ModuleUnload(g->mod);
             if (g->ev_start) g->cu.EventDestroy(g->ev_start);
             if (g->ev_end) g->cu.EventDestroy(g->ev_end);
         }
         if (g->hang_host && !g->dead) g->cu.MemFreeHost(g->hang_host);
-        g->cu.PrimaryCtxRelease(g->dev);
-        /* A sticky error poisons the device's primary context for the whole process: reset it
-         * so the next backend starts clean. */
-        if (g->dead) g->cu.PrimaryCtxReset(g->dev);
+        if (g->ctx_retained) {
+            g->cu.PrimaryCtxRelease(g->dev);
+            /* A sticky error poisons the device's primary context for the whole process:
+             * reset it so the next backend starts clean. */
+            if (g->dead) g->cu.PrimaryCtxReset(g->dev);
+        }
     }
+    for (int i = 0; i < g->nmods; i++) free(g->mods[i]);
+    free(g->mods);
     free(g->allocs);
     gr_cu_unload(&g->cu);
     free(g);
+}
+
+/* ---- attached to a program (gpurace run --backend gpu) ---------------------------------------- */
+
+gr_backend *gr_gpu_backend_attach(const gr_gpu_options *o, const gr_cu *cu, CUcontext ctx,
+                                  gr_error *err) {
+    gpu_backend *g = calloc(1, sizeof *g);
+    if (!g) {
+        gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    g->base.ops = &gpu_ops;
+    if (o) g->opt = *o;
+    else gr_gpu_options_default(&g->opt);
+    g->cu = *cu;
+    g->cu.lib = NULL; /* the caller's: not closed here */
+    g->attached = true;
+    g->ctx = ctx;
+    CUresult r = g->cu.CtxSetCurrent(ctx);
+    if (r == CUDA_SUCCESS) r = g->cu.CtxGetDevice(&g->dev);
+    if (!device_setup(g, &r)) {
+        char d[200];
+        gr_cu_describe(&g->cu, r, d, sizeof d);
+        gr_fail(err, GR_ERR_UNSUPPORTED, "GPU: cannot attach to the program's context: %s", d);
+        gr_backend_free(&g->base);
+        return NULL;
+    }
+    return &g->base;
+}
+
+bool gr_gpu_module_add(gr_backend *b, const ptx_module *m, int *index, gr_error *err) {
+    gpu_backend *g = (gpu_backend *)b;
+    if (!check_alive(g, err)) return false;
+    gpu_module *gm = module_slot(g, err);
+    if (!gm) return false;
+    if (!module_load(g, gm, m, err)) {
+        free(gm);
+        g->nmods--;
+        return false;
+    }
+    *index = g->nmods - 1;
+    return true;
+}
+
+const gr_gpu_prep_stats *gr_gpu_module_stats(const gr_backend *b, int index) {
+    const gpu_backend *g = (const gpu_backend *)b;
+    return index >= 0 && index < g->nmods ? &g->mods[index]->prep : NULL;
+}
+
+bool gr_gpu_track(gr_backend *b, uint64_t addr, uint64_t size, gr_error *err) {
+    gpu_backend *g = (gpu_backend *)b;
+    if (g->nallocs == g->allocs_cap) {
+        size_t cap = g->allocs_cap ? g->allocs_cap * 2 : 16;
+        gpu_alloc *a = realloc(g->allocs, cap * sizeof *a);
+        if (!a) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
+        g->allocs = a;
+        g->allocs_cap = cap;
+    }
+    size_t at = g->nallocs;
+    while (at > 0 && g->allocs[at - 1].addr > addr) at--;
+    if (at > 0 && g->allocs[at - 1].addr == addr) { /* the driver reused the address */
+        g->allocs[at - 1].size = size;
+        return true;
+    }
+    memmove(&g->allocs[at + 1], &g->allocs[at], (g->nallocs - at) * sizeof *g->allocs);
+    g->allocs[at] = (gpu_alloc){addr, size};
+    g->nallocs++;
+    return true;
+}
+
+void gr_gpu_untrack(gr_backend *b, uint64_t addr) {
+    gpu_backend *g = (gpu_backend *)b;
+    for (size_t i = 0; i < g->nallocs; i++)
+        if (g->allocs[i].addr == addr) {
+            memmove(&g->allocs[i], &g->allocs[i + 1], (g->nallocs - i - 1) * sizeof *g->allocs);
+            g->nallocs--;
+            return;
+        }
+}
+
+/* The shadow of the span of the program's allocations, two bytes per byte, grown as needed. */
+static bool ensure_attached_shadow(gpu_backend *g, gr_error *err) {
+    if (g->nallocs == 0) {
+        g->arena = 0;
+        g->arena_used = 0;
+        return true;
+    }
+    uint64_t lo = g->allocs[0].addr & ~255ull, hi = 0;
+    for (size_t i = 0; i < g->nallocs; i++) {
+        uint64_t end = (g->allocs[i].addr + g->allocs[i].size + 511) & ~511ull;
+        if (end > hi) hi = end;
+    }
+    size_t need = (size_t)(hi - lo) * 2;
+    if (need > g->shadow_cap) {
+        if (g->arena_shadow) g->cu.MemFree(g->arena_shadow);
+        g->arena_shadow = 0;
+        g->shadow_cap = 0;
+        size_t cap = need + need / 4;
+        CUresult r = g->cu.MemAlloc(&g->arena_shadow, cap);
+        if (r != CUDA_SUCCESS) r = g->cu.MemAlloc(&g->arena_shadow, cap = need);
+        if (r != CUDA_SUCCESS) {
+            char d[200];
+            gr_cu_describe(&g->cu, r, d, sizeof d);
+            return gr_fail(err, GR_ERR_NOMEM,
+                           "GPU: the shadow of the program's device memory (%.1f MiB, twice the "
+                           "%.1f MiB its allocations span) does not fit: %s",
+                           (double)need / 1048576.0, (double)(hi - lo) / 1048576.0, d);
+        }
+        g->shadow_cap = cap;
+    }
+    g->arena = lo;
+    g->arena_used = hi - lo;
+    return true;
+}
+
+bool gr_gpu_launch_on(gr_backend *b, int module, const gr_launch *l, CUstream stream,
+                      gr_launch_result *out, gr_error *err) {
+    gpu_backend *g = (gpu_backend *)b;
+    if (module < 0 || module >= g->nmods) {
+        memset(out, 0, sizeof *out);
+        return gr_fail(err, GR_ERR_USAGE, "no module %d loaded", module);
+    }
+    g->cur = g->mods[module];
+    return launch_in(g, l, stream, out, err);
+}
+
+bool gr_gpu_module_function(gr_backend *b, int module, const char *kernel, CUfunction *f,
+                            gr_error *err) {
+    gpu_backend *g = (gpu_backend *)b;
+    if (module < 0 || module >= g->nmods) return gr_fail(err, GR_ERR_USAGE, "no module %d", module);
+    CU_TRY(g, g->cu.ModuleGetFunction(f, g->mods[module]->mod, kernel), "finding the kernel", err);
+    return true;
+}
+
+bool gr_gpu_module_global(gr_backend *b, int module, const char *name, uint64_t *addr,
+                          size_t *size) {
+    gpu_backend *g = (gpu_backend *)b;
+    if (module < 0 || module >= g->nmods) return false;
+    CUdeviceptr p;
+    if (g->cu.ModuleGetGlobal(&p, size, g->mods[module]->mod, name) != CUDA_SUCCESS) return false;
+    *addr = p;
+    return true;
+}
+
+bool gr_gpu_is_dead(const gr_backend *b, char *why, size_t n) {
+    const gpu_backend *g = (const gpu_backend *)b;
+    if (g->dead && why) snprintf(why, n, "%s", g->dead_why);
+    return g->dead;
 }
 
 static const gr_backend_ops gpu_ops = {

@@ -490,6 +490,7 @@ typedef struct private_hoists {
     uint32_t in_function;           /* bit k: %gr_psymK holds arrays[k] in this function */
     gr_affine_launch launches[HOIST_MAX];
     uint32_t nlaunches;
+    bool sliced; /* grid_slices: the grid the proofs are about is the launch's, not the slice's */
 } private_hoists;
 
 static bool launch_equal(const gr_affine_launch *a, const gr_affine_launch *b) {
@@ -560,14 +561,20 @@ static void hoists_declare(gr_strbuf *out, const private_hoists *h) {
 }
 
 static void emit_launch_conditions(gr_strbuf *out, const gr_affine_launch *l, const char *reg,
-                                   const char *pred) {
+                                   const char *pred, bool sliced) {
     static const char *const dims[3] = {"x", "y", "z"};
     for (int d = 0; d < 3; d++) {
         if (l->max_ntid[d] < 1024u)
             gr_strbuf_appendf(out,
                               "\tmov.u32 %s, %%ntid.%s; setp.le.and.u32 %s, %s, %" PRIu32 ", %s;\n",
                               reg, dims[d], pred, reg, l->max_ntid[d], pred);
-        if (l->max_nctaid[d] < UINT32_MAX)
+        if (l->max_nctaid[d] < UINT32_MAX && sliced)
+            gr_strbuf_appendf(out,
+                              "\tld.const.u32 %s, [" GR_RT_PARAMS_NAME "+%u]; "
+                              "setp.le.and.u32 %s, %s, %" PRIu32 ", %s;\n",
+                              reg, (unsigned)(offsetof(gr_rt_params, grid_nctaid) + 4u * (unsigned)d),
+                              pred, reg, l->max_nctaid[d], pred);
+        else if (l->max_nctaid[d] < UINT32_MAX)
             gr_strbuf_appendf(out,
                               "\tmov.u32 %s, %%nctaid.%s; setp.le.and.u32 %s, %s, %" PRIu32 ", %s;\n",
                               reg, dims[d], pred, reg, l->max_nctaid[d], pred);
@@ -591,7 +598,7 @@ static void hoists_prologue(gr_strbuf *out, private_hoists *h) {
         char pred[32];
         snprintf(pred, sizeof pred, "%%gr_pext%u", t);
         gr_strbuf_appendf(out, "\tsetp.eq.u32 %s, 0, 0;\n", pred);
-        emit_launch_conditions(out, &h->launches[t], "%gr_ptmp", pred);
+        emit_launch_conditions(out, &h->launches[t], "%gr_ptmp", pred, h->sliced);
     }
 }
 
@@ -631,7 +638,7 @@ static void open_private_guard(gr_strbuf *out, const gr_private_access *pa, cons
     if (hoisted < HOIST_MAX)
         gr_strbuf_appendf(out, "\tand.pred %%gr_pv, %%gr_pv, %%gr_pext%u;\n", hoisted);
     else
-        emit_launch_conditions(out, &pa->launch, "%gr_pn", "%gr_pv");
+        emit_launch_conditions(out, &pa->launch, "%gr_pn", "%gr_pv", h->sliced);
     gr_strbuf_appendf(out, "\t@!%%gr_pv bra $gr_pk_%" PRIu32 ";\n", label);
 }
 
@@ -726,6 +733,41 @@ static bool emit_user_dynamic_size(gr_strbuf *out, const char *s, size_t len) {
     return true;
 }
 
+/* grid_slices: "mov.u32 DST, %ctaid.D;" (optionally guarded) gets the slice's offset added and
+ * "mov.u32 DST, %nctaid.D;" becomes the whole grid's extent, both from the launch parameters.
+ * False for any other shape (the module then cannot run in slices). */
+static bool emit_sliced_grid_read(gr_strbuf *out, const char *s, size_t len) {
+    char guard[64] = "", dst[64], type[8], reg[16];
+    const char *p = s, *end = s + len;
+    if (p < end && *p == '@') {
+        size_t g = 0;
+        while (p < end && *p != ' ' && *p != '\t' && g + 1 < sizeof guard) guard[g++] = *p++;
+        guard[g] = '\0';
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+    }
+    int used = 0;
+    if (sscanf(p, "mov.%3[ub]32 %63[^, \t] , %%%15[a-z].%n", type, dst, reg, &used) != 3 || used == 0)
+        return false;
+    char dim = p[used];
+    if (dim < 'x' || dim > 'z' || p[used + 1] != ';') return false;
+    unsigned d = (unsigned)(dim - 'x');
+    const char *g = guard[0] ? guard : "", *sp = guard[0] ? " " : "";
+    if (strcmp(reg, "ctaid") == 0) {
+        gr_strbuf_appendf(out,
+                          "\t{ .reg .b32 %%gr_slice; %s%smov.u32 %s, %%ctaid.%c; %s%sld.const.u32 "
+                          "%%gr_slice, [" GR_RT_PARAMS_NAME "+%u]; %s%sadd.u32 %s, %s, %%gr_slice; }\n",
+                          g, sp, dst, dim, g, sp,
+                          (unsigned)(offsetof(gr_rt_params, slice_ctaid) + 4u * d), g, sp, dst, dst);
+        return true;
+    }
+    if (strcmp(reg, "nctaid") == 0) {
+        gr_strbuf_appendf(out, "\t%s%sld.const.u32 %s, [" GR_RT_PARAMS_NAME "+%u];\n", g, sp, dst,
+                          (unsigned)(offsetof(gr_rt_params, grid_nctaid) + 4u * d));
+        return true;
+    }
+    return false;
+}
+
 /* The parameters the address of an access hook call derives from when it is the read of a
  * read-only load (readonly.h): the instruction's mask for its read hook; 0 for any other hook
  * (a write, cp.async's destination). A read's info word may be a register (cp.async with a
@@ -776,6 +818,8 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
     bool library_hooks = mod.simple_sync && gr_gpu_has_library_hooks(text);
     private_hoists hoists;
     hoists_collect(o->skip_private ? quiet : NULL, &hoists);
+    hoists.sliced = o->grid_slices;
+    st->sliceable = o->grid_slices;
     uint32_t line_no = 0;
     bool header_done = false, pending_fn = false, pending_entry = false;
     bool in_body = false, prologue_done = false, is_entry = false;
@@ -893,6 +937,11 @@ static bool line_passes(const char *text, const gr_gpu_options *o, const gr_quie
             if (o->instrument && line_contains(s, slen, "%dynamic_smem_size") &&
                 emit_user_dynamic_size(out, s, slen))
                 continue;
+            if (o->grid_slices && in_body &&
+                (line_contains(s, slen, "%ctaid") || line_contains(s, slen, "%nctaid"))) {
+                if (emit_sliced_grid_read(out, s, slen)) continue;
+                st->sliceable = false; /* a read this pass cannot offset */
+            }
             if (starts_with(s, ".loc")) {
                 int f = 0, l = 0;
                 if (sscanf(s + 4, "%d %d", &f, &l) == 2) {

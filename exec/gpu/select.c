@@ -16,15 +16,29 @@ static gr_backend *open_sim(gr_error *err) {
 #endif
 }
 
+/* The GPU for a worker that shares the machine's GPUs: worker `share` takes GPU share % count. */
+static gr_backend *open_gpu(int share, gr_error *err) {
+    gr_gpu_options o;
+    gr_gpu_options_default(&o);
+    int count = share > 0 ? gr_gpu_count() : 0;
+    if (count > 1) o.device = share % count;
+    return gr_gpu_backend_new(&o, err);
+}
+
 gr_backend *gr_backend_open(const char *name, bool *is_gpu, char *note, size_t note_len,
                             gr_error *err) {
+    return gr_backend_open_shared(name, 0, is_gpu, note, note_len, err);
+}
+
+gr_backend *gr_backend_open_shared(const char *name, int share, bool *is_gpu, char *note,
+                                   size_t note_len, gr_error *err) {
     char why[300] = "";
     if (is_gpu) *is_gpu = false;
     if (note && note_len) note[0] = '\0';
     if (!name || strcmp(name, "auto") == 0) {
         if (gr_gpu_available(why, sizeof why)) {
             gr_error gpu_err = GR_ERROR_INIT;
-            gr_backend *b = gr_gpu_backend_new(NULL, &gpu_err);
+            gr_backend *b = open_gpu(share, &gpu_err);
             if (b) {
                 if (is_gpu) *is_gpu = true;
                 gr_error_clear(&gpu_err);
@@ -37,7 +51,7 @@ gr_backend *gr_backend_open(const char *name, bool *is_gpu, char *note, size_t n
         return open_sim(err);
     }
     if (strcmp(name, "gpu") == 0) {
-        gr_backend *b = gr_gpu_backend_new(NULL, err);
+        gr_backend *b = open_gpu(share, err);
         if (b && is_gpu) *is_gpu = true;
         return b;
     }

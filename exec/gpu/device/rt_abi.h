@@ -247,6 +247,13 @@ typedef struct gr_rt_params {
                           * gr_rt_bar_head follows its shared shadow */
     gr_rt_u64 user_call; /* gr_rt_u32[nthreads]: each thread's latest call from the user's code
                           * into a header function (GR_HOOK_EV_CALL), GR_RT_NO_CALL before any */
+    /* A launch too large for the detector's thread ids runs as slices of its grid (gpu.h,
+     * grid_slices): the user's code reads %ctaid plus slice_ctaid and %nctaid as grid_nctaid,
+     * the runtime its slice's own. A whole launch: zero offsets, its own grid. */
+    gr_rt_u32 slice_ctaid[3], grid_nctaid[3];
+    /* Global accesses outside the tracked memory are unchecked rather than out of bounds: the
+     * program's own memory (gpurace run) is tracked only where its allocations were seen. */
+    gr_rt_u32 untracked_unchecked;
 } gr_rt_params;
 
 #endif

@@ -322,6 +322,8 @@ extern "C" __device__ void __gr_hook_access(u64 addr, u32 info, u32 id) {
         shadow = (u64 *)__gr_rt.arena_shadow + ((first - __gr_rt.arena_lo) >> 2);
     } else if (addr >= __gr_rt.globals_lo && addr + size <= __gr_rt.globals_hi) {
         shadow = (u64 *)__gr_rt.globals_shadow + ((first - __gr_rt.globals_lo) >> 2);
+    } else if (__gr_rt.untracked_unchecked) {
+        return; /* memory of the program's that gpurace did not see allocated */
     } else {
         rt_out_of_bounds(addr, size, thread, id);
         return;
