@@ -45,6 +45,9 @@
 
 extern char **environ;
 
+/* exec/gpuhook's library, next to gpurace's libcudart.so.13 */
+#define GR_GPU_HOOK_LIBRARY "libgpurace-gpu.so"
+
 /* ---- options --------------------------------------------------------------------------------- */
 
 typedef struct run_options {
@@ -147,10 +150,20 @@ static bool parse_options(int argc, char **argv, run_options *o, gr_error *err) 
         return gr_fail(err, GR_ERR_USAGE,
                        "'gpurace run' needs a program: gpurace run [options] -- PROGRAM [ARGS], or "
                        "gpurace run FILE.cu [-- ARGS] to build one");
-    if (o->backend && strcmp(o->backend, "sim") != 0)
-        return gr_fail(err, GR_ERR_USAGE,
-                       "gpurace run runs programs on the simulator only (--backend sim), not '%s'",
-                       o->backend);
+    if (o->backend && strcmp(o->backend, "sim") != 0 && strcmp(o->backend, "gpu") != 0)
+        return gr_fail(err, GR_ERR_USAGE, "--backend must be sim or gpu, not '%s'", o->backend);
+    if (o->backend && strcmp(o->backend, "gpu") == 0) {
+        /* the GPU runs each launch once, in the order the program makes them */
+        const char *sim_only[][2] = {{"--schedule", o->schedule}, {"--record", o->record}};
+        for (size_t i = 0; i < sizeof sim_only / sizeof sim_only[0]; i++)
+            if (sim_only[i][1])
+                return gr_fail(err, GR_ERR_USAGE, "%s is for the simulator; --backend gpu does not take it",
+                               sim_only[i][0]);
+        if (o->detector && strcmp(o->detector, "fsm") != 0 && strcmp(o->detector, "auto") != 0)
+            return gr_fail(err, GR_ERR_USAGE,
+                           "--backend gpu checks with the shadow-FSM detector (--detector fsm), not '%s'",
+                           o->detector);
+    }
     if ((o->record_max || o->record_bytes) && !o->record)
         return gr_fail(err, GR_ERR_USAGE, "--record-max and --record-bytes go with --record DIR");
     if (o->output && o->nfiles == 0)
@@ -211,9 +224,10 @@ static char *absolute_path(const char *path) {
     return sb.oom ? (gr_strbuf_free(&sb), NULL) : gr_strbuf_take(&sb);
 }
 
-/* Where gpurace's libcudart.so.13 is: $GPURACE_CUDART_DIR, next to this executable
- * (lib/gpurace/), or where the build put it. */
-static char *find_cudart_dir(void) {
+/* The folder holding gpurace's library `lib` (libcudart.so.13, or libgpurace-gpu.so for
+ * --backend gpu): $GPURACE_CUDART_DIR, next to this executable (lib/gpurace/), or where the
+ * build put it. */
+static char *find_library_dir(const char *lib_name) {
     const char *env = getenv("GPURACE_CUDART_DIR");
     gr_strbuf sb = GR_STRBUF_INIT;
     char exe[PATH_MAX];
@@ -232,7 +246,7 @@ static char *find_cudart_dir(void) {
     for (int i = 0; i < 3 && !found; i++) {
         if (!candidates[i] || !*candidates[i]) continue;
         gr_strbuf lib = GR_STRBUF_INIT;
-        gr_strbuf_appendf(&lib, "%s/libcudart.so.13", candidates[i]);
+        gr_strbuf_appendf(&lib, "%s/%s", candidates[i], lib_name);
         if (access(gr_strbuf_cstr(&lib), R_OK) == 0) found = strdup(candidates[i]);
         gr_strbuf_free(&lib);
     }
@@ -468,12 +482,21 @@ static void env_set(argv_list *env, const char *name, const char *value) {
 
 /* The environment the program starts with: gpurace's runtime first on the library path and
  * preloaded (a program whose RPATH names the toolkit still gets it), and the run's settings. */
-static bool program_env(const run_options *o, const char *cudart_dir, const char *records,
-                        const char *findings, const char *sources, const char *record,
-                        argv_list *env) {
+static bool program_env(const run_options *o, bool on_gpu, const char *cudart_dir,
+                        const char *records, const char *findings, const char *sources,
+                        const char *record, argv_list *env) {
     for (char **e = environ; *e; e++) argv_push(env, *e);
     gr_strbuf sb = GR_STRBUF_INIT;
     const char *old = getenv("LD_LIBRARY_PATH");
+    if (on_gpu) {
+        /* the program keeps its own CUDA runtime; gpurace stands between it and the driver */
+        const char *old_preload = getenv("LD_PRELOAD");
+        gr_strbuf_appendf(&sb, "%s/" GR_GPU_HOOK_LIBRARY, cudart_dir);
+        if (old_preload && *old_preload) gr_strbuf_appendf(&sb, " %s", old_preload);
+        env_set(env, "LD_PRELOAD", gr_strbuf_cstr(&sb));
+        gr_strbuf_reset(&sb);
+        goto settings;
+    }
     gr_strbuf_appendf(&sb, "%s%s%s", cudart_dir, old && *old ? ":" : "", old && *old ? old : "");
     env_set(env, "LD_LIBRARY_PATH", gr_strbuf_cstr(&sb));
     gr_strbuf_reset(&sb);
@@ -491,6 +514,7 @@ static bool program_env(const run_options *o, const char *cudart_dir, const char
         env_set(env, "ASAN_OPTIONS", gr_strbuf_cstr(&sb));
         gr_strbuf_reset(&sb);
     }
+settings:
     for (int i = 0; i < o->nkernels; i++) gr_strbuf_appendf(&sb, "%s\n", o->kernels[i]);
     env_set(env, GR_RUN_ENV_KERNELS, gr_strbuf_cstr(&sb));
     gr_strbuf_free(&sb);
@@ -718,7 +742,7 @@ static bool add_launch(gr_report *r, module_cache *cache, const char *findings_s
                           {rec->block.x, rec->block.y, rec->block.z},
                           rec->shared,
                           rec->schedule,
-                          "sim",
+                          rec->backend ? rec->backend : "sim",
                           rec->detector,
                           rec->warp_model};
     gr_report_set_launch(r, &L); /* block shape: which threads share a warp */
@@ -931,11 +955,14 @@ int cmd_run(int argc, char **argv) {
     memset(&o, 0, sizeof o);
     if (!parse_options(argc, argv, &o, &err)) return fail(&err);
 
-    char *cudart_dir = find_cudart_dir();
+    bool on_gpu = o.backend && strcmp(o.backend, "gpu") == 0;
+    char *cudart_dir = find_library_dir(on_gpu ? GR_GPU_HOOK_LIBRARY : "libcudart.so.13");
     if (!cudart_dir) {
         gr_fail(&err, GR_ERR_INTERNAL,
-                "gpurace's CUDA runtime (libcudart.so.13) is missing: build the gr_cudart target, or "
-                "set GPURACE_CUDART_DIR to the folder that holds it");
+                on_gpu ? "gpurace's GPU interposer (" GR_GPU_HOOK_LIBRARY ") is missing: build the "
+                         "gr_gpuhook target, or set GPURACE_CUDART_DIR to the folder that holds it"
+                       : "gpurace's CUDA runtime (libcudart.so.13) is missing: build the gr_cudart "
+                         "target, or set GPURACE_CUDART_DIR to the folder that holds it");
         return fail(&err);
     }
     const char *tmp = getenv("TMPDIR");
@@ -988,14 +1015,14 @@ int cmd_run(int argc, char **argv) {
     }
     char needed[128];
     elf_cuda kind = elf_cuda_kind(program, needed, sizeof needed);
-    if (kind == ELF_SHARED_CUDART && strcmp(needed, "libcudart.so.13") != 0) {
+    if (!on_gpu && kind == ELF_SHARED_CUDART && strcmp(needed, "libcudart.so.13") != 0) {
         gr_fail(&err, GR_ERR_USAGE,
                 "%s needs %s, the runtime of another CUDA version; gpurace's runtime is "
                 "libcudart.so.13: build the program with CUDA 13",
                 o.nfiles ? gr_strbuf_cstr(&built) : o.program[0], needed);
         goto done;
     }
-    if (kind == ELF_STATIC_CUDART) {
+    if (!on_gpu && kind == ELF_STATIC_CUDART) {
         gr_fail(&err, GR_ERR_USAGE,
                 "%s is linked with the static CUDA runtime (nvcc's default), which gpurace cannot "
                 "replace: relink it with `-cudart shared` (nvcc), or let gpurace build it with "
@@ -1013,7 +1040,7 @@ int cmd_run(int argc, char **argv) {
             gr_error_wrap(&err, "--record");
         goto done;
     }
-    if (!program_env(&o, cudart_dir, gr_strbuf_cstr(&records), findings, gr_strbuf_cstr(&sources), record,
+    if (!program_env(&o, on_gpu, cudart_dir, gr_strbuf_cstr(&records), findings, gr_strbuf_cstr(&sources), record,
                      &env) ||
         pargv.oom) {
         gr_fail(&err, GR_ERR_NOMEM, "out of memory");
@@ -1035,13 +1062,20 @@ int cmd_run(int argc, char **argv) {
     if (out.replay_text.len && !o.report.quiet)
         gr_strbuf_appendf(&trailer, "gpurace: replay a finding without the program:\n%s",
                           gr_strbuf_cstr(&out.replay_text));
-    gr_strbuf_appendf(&trailer,
-                      "gpurace run: %" PRIu64 " launch%s of %d kernel%s (%" PRIu64
-                      " under the race detector) in %.2f s, %.1f M thread-instructions/s; ",
-                      totals.launches, totals.launches == 1 ? "" : "es", totals.kernels,
-                      totals.kernels == 1 ? "" : "s", totals.checked, wall,
-                      totals.launch_seconds > 0 ? (double)totals.thread_instructions / totals.launch_seconds / 1e6
-                                                : 0.0);
+    if (on_gpu)
+        gr_strbuf_appendf(&trailer,
+                          "gpurace run: %" PRIu64 " launch%s of %d kernel%s (%" PRIu64
+                          " checked on the GPU, %.2f s in checked launches) in %.2f s; ",
+                          totals.launches, totals.launches == 1 ? "" : "es", totals.kernels,
+                          totals.kernels == 1 ? "" : "s", totals.checked, totals.launch_seconds, wall);
+    else
+        gr_strbuf_appendf(&trailer,
+                          "gpurace run: %" PRIu64 " launch%s of %d kernel%s (%" PRIu64
+                          " under the race detector) in %.2f s, %.1f M thread-instructions/s; ",
+                          totals.launches, totals.launches == 1 ? "" : "es", totals.kernels,
+                          totals.kernels == 1 ? "" : "s", totals.checked, wall,
+                          totals.launch_seconds > 0 ? (double)totals.thread_instructions / totals.launch_seconds / 1e6
+                                                    : 0.0);
     if (end.exited) gr_strbuf_appendf(&trailer, "the program exited with status %d\n", end.status);
     else gr_strbuf_appendf(&trailer, "the program was killed by signal %d (%s)\n", end.status, signal_name(end.status));
     if (o.record) {
@@ -1059,9 +1093,12 @@ int cmd_run(int argc, char **argv) {
     if (out.fatal) gr_strbuf_append(&trailer, gr_strbuf_cstr(&out.fatal_text));
     if (totals.processes == 0 && out.fatal == 0 && end.exited)
         gr_strbuf_appendf(&trailer,
-                          "gpurace: error: no process of the run used gpurace's CUDA runtime, so no "
-                          "launch was checked: does %s use CUDA through libcudart.so (nvcc "
-                          "-cudart shared)?\n",
+                          on_gpu ? "gpurace: error: no process of the run reached the CUDA "
+                                   "driver through gpurace, so no launch was checked: does %s use "
+                                   "CUDA?\n"
+                                 : "gpurace: error: no process of the run used gpurace's CUDA "
+                                   "runtime, so no launch was checked: does %s use CUDA through "
+                                   "libcudart.so (nvcc -cudart shared)?\n",
                           o.nfiles ? o.files[0] : o.program[0]);
     int status = emit(&r, &o, gr_strbuf_cstr(&trailer), program, &end, &totals, &err);
     gr_strbuf_free(&trailer);

@@ -65,6 +65,8 @@ bool gr_run_launch_write(const char *dir, const gr_run_launch_record *r, gr_erro
     json_object_set_new(o, "block", dim3_json(r->block));
     json_object_set_new(o, "shared", json_integer(r->shared));
     set_str(o, "schedule", r->schedule);
+    if (r->backend) set_str(o, "backend", r->backend);
+    if (r->partial && *r->partial) set_str(o, "partial", r->partial);
     set_str(o, "detector", r->detector);
     set_str(o, "warp_model", r->warp_model);
     json_object_set_new(o, "checked", json_boolean(r->checked));
@@ -182,6 +184,8 @@ bool gr_run_launch_read(const char *path, gr_run_launch_record *r, gr_error *err
     r->block = get_dim3(o, "block");
     r->shared = (uint32_t)get_u64(o, "shared");
     r->schedule = get_str(o, "schedule");
+    r->backend = get_str(o, "backend");
+    r->partial = get_str(o, "partial");
     r->detector = get_str(o, "detector");
     r->warp_model = get_str(o, "warp_model");
     r->checked = json_is_true(json_object_get(o, "checked"));
@@ -230,6 +234,8 @@ void gr_run_launch_free(gr_run_launch_record *r) {
     free(r->kernel);
     free(r->module);
     free(r->schedule);
+    free(r->backend);
+    free(r->partial);
     free(r->detector);
     free(r->warp_model);
     free(r->findings);

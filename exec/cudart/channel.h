@@ -61,6 +61,8 @@ typedef struct gr_run_launch_record {
     gr_dim3 grid, block;
     uint32_t shared;       /* dynamic shared memory bytes */
     char *schedule, *detector, *warp_model;
+    char *backend;         /* "gpu" for `run --backend gpu`; NULL (absent): the simulator */
+    char *partial;         /* what of the launch the detector did not cover, or NULL */
     bool checked;          /* ran under the race detector */
     bool confirmed_by_hb;
     gr_exec_status status;
