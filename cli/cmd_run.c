@@ -538,6 +538,8 @@ typedef struct run_totals {
     double launch_seconds;
     int modules, kernels;
     uint64_t recorded, record_repeats, record_left_out;
+    double kernel_seconds;
+    uint64_t unchecked;
 } run_totals;
 
 static int cmp_names(const struct dirent **a, const struct dirent **b) {
@@ -567,6 +569,8 @@ static run_totals read_totals(const char *records) {
                 t.recorded += r.recorded;
                 t.record_repeats += r.record_repeats;
                 t.record_left_out += r.record_left_out;
+                t.kernel_seconds += r.kernel_seconds;
+                t.unchecked += r.unchecked;
             }
             gr_error_clear(&err);
             gr_strbuf_free(&path);
@@ -1065,9 +1069,11 @@ int cmd_run(int argc, char **argv) {
     if (on_gpu)
         gr_strbuf_appendf(&trailer,
                           "gpurace run: %" PRIu64 " launch%s of %d kernel%s (%" PRIu64
-                          " checked on the GPU, %.2f s in checked launches) in %.2f s; ",
+                          " checked on the GPU: %.3f s in those launches, %.3f s of it in "
+                          "instrumented kernels) in %.2f s; ",
                           totals.launches, totals.launches == 1 ? "" : "es", totals.kernels,
-                          totals.kernels == 1 ? "" : "s", totals.checked, totals.launch_seconds, wall);
+                          totals.kernels == 1 ? "" : "s", totals.checked, totals.launch_seconds,
+                          totals.kernel_seconds, wall);
     else
         gr_strbuf_appendf(&trailer,
                           "gpurace run: %" PRIu64 " launch%s of %d kernel%s (%" PRIu64

@@ -80,7 +80,7 @@ typedef struct gr_run_fatal_record {
     char *message;  /* one or more lines for the user */
 } gr_run_fatal_record;
 
-enum { GR_RUN_COUNTERS_MAGIC = 0x47524331, GR_RUN_COUNTERS_VERSION = 2 };
+enum { GR_RUN_COUNTERS_MAGIC = 0x47524331, GR_RUN_COUNTERS_VERSION = 3 };
 
 typedef struct gr_run_counters {
     uint32_t magic, version;
@@ -95,6 +95,8 @@ typedef struct gr_run_counters {
     uint64_t recorded;            /* --record: launches saved as seeds */
     uint64_t record_repeats;      /* launches equal to one recorded before */
     uint64_t record_left_out;     /* distinct launches over a kernel's cap, not saved */
+    double kernel_seconds;        /* --backend gpu: device time of the instrumented kernels */
+    uint64_t unchecked;           /* --backend gpu: launches run as the program made them */
 } gr_run_counters;
 
 bool gr_run_launch_write(const char *dir, const gr_run_launch_record *r, gr_error *err);

@@ -40,6 +40,9 @@
     X(MemcpyDtoH, "cuMemcpyDtoH_v2", CUresult, (void *, CUdeviceptr, size_t))                    \
     X(MemsetD8, "cuMemsetD8_v2", CUresult, (CUdeviceptr, unsigned char, size_t))                 \
     X(MemsetD32, "cuMemsetD32_v2", CUresult, (CUdeviceptr, unsigned int, size_t))                \
+    X(MemsetD8Async, "cuMemsetD8Async", CUresult, (CUdeviceptr, unsigned char, size_t, CUstream)) \
+    X(MemsetD32Async, "cuMemsetD32Async", CUresult, (CUdeviceptr, unsigned int, size_t, CUstream)) \
+    X(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", CUresult, (CUdeviceptr, const void *, size_t, CUstream)) \
     X(ModuleLoadData, "cuModuleLoadData", CUresult, (CUmodule *, const void *))                  \
     X(ModuleUnload, "cuModuleUnload", CUresult, (CUmodule))                                      \
     X(ModuleGetFunction, "cuModuleGetFunction", CUresult, (CUfunction *, CUmodule, const char *)) \

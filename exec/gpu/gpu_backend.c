@@ -30,6 +30,15 @@ typedef struct gpu_table {
     size_t size;
 } gpu_table;
 
+/* What a launch copies into the module's runtime symbols, staged in pinned host memory so the
+ * copies are asynchronous and ordered on the launch's stream. */
+typedef struct launch_staging {
+    gr_rt_params params;
+    uint32_t budget, ro_params;
+    uint64_t ro_bounds[2 * GR_RT_RO_BOUNDS_PARAMS];
+    uint64_t skip[2 * GR_RT_SKIP_SLOTS];
+} launch_staging;
+
 /* One loaded, instrumented module and where its runtime symbols live. */
 typedef struct gpu_module {
     const ptx_module *m;
@@ -69,6 +78,7 @@ typedef struct gpu_backend {
     gpu_table threads, blocks, warps, records, dedup, counters, bar_hist, bar_fold, user_call;
     gr_rt_hang *hang_host;
     CUdeviceptr hang_dev;
+    launch_staging *staging; /* pinned */
     CUevent ev_start, ev_end;
 
     gr_gpu_launch_stats last;
@@ -154,7 +164,8 @@ static bool device_setup(gpu_backend *g, CUresult *r) {
               (*r = g->cu.EventCreate(&g->ev_end, CU_EVENT_DEFAULT)) == CUDA_SUCCESS &&
               (*r = g->cu.MemHostAlloc((void **)&g->hang_host, sizeof(gr_rt_hang),
                                        CU_MEMHOSTALLOC_DEVICEMAP)) == CUDA_SUCCESS &&
-              (*r = g->cu.MemHostGetDevicePointer(&g->hang_dev, g->hang_host, 0)) == CUDA_SUCCESS;
+              (*r = g->cu.MemHostGetDevicePointer(&g->hang_dev, g->hang_host, 0)) == CUDA_SUCCESS &&
+              (*r = g->cu.MemHostAlloc((void **)&g->staging, sizeof *g->staging, 0)) == CUDA_SUCCESS;
     if (!ok) return false;
     g->sm = major * 10 + minor;
     char dev_name[128] = "GPU";
@@ -454,43 +465,50 @@ static gr_finding *add_finding(gr_launch_result *res, uint32_t max, gr_error *er
 /* Attached: the program's memory has no red zones of gpurace's making; the bytes after each
  * allocation up to the allocator's 512-byte granule belong to no allocation, so they are
  * poisoned (a read just past the end is out of bounds), and gaps beyond stay plain memory
- * (gpurace may not have seen every allocation there). */
-static bool reset_attached_shadow(gpu_backend *g, gr_error *err) {
+ * (gpurace may not have seen every allocation there). Only the allocations' shadow is cleared
+ * per launch: the span between them can be several times their size (the driver places large
+ * and small allocations apart), and gaps were cleared when the shadow was made. */
+static bool reset_attached_shadow(gpu_backend *g, CUstream s, gr_error *err) {
     if (!g->arena_used) return true;
-    CU_TRY(g, g->cu.MemsetD8(g->arena_shadow, 0, g->arena_used * 2), "clearing the shadow", err);
     uint64_t hi = g->arena + g->arena_used;
     for (size_t i = 0; i < g->nallocs; i++) {
+        uint64_t start = g->allocs[i].addr & ~3ull;
         uint64_t end = (g->allocs[i].addr + g->allocs[i].size + 3) & ~3ull;
         uint64_t zone = (g->allocs[i].addr + g->allocs[i].size + 511) & ~511ull;
-        if (i + 1 < g->nallocs && g->allocs[i + 1].addr < zone) zone = g->allocs[i + 1].addr;
+        if (i + 1 < g->nallocs && g->allocs[i + 1].addr < zone) zone = g->allocs[i + 1].addr & ~3ull;
         if (zone > hi) zone = hi;
-        if (zone <= end) continue;
-        CU_TRY(g, g->cu.MemsetD32(g->arena_shadow + (end - g->arena) * 2, 0xFu, (zone - end) / 2),
-               "poisoning red zones", err);
+        if (end > zone) end = zone;
+        if (end > start)
+            CU_TRY(g, g->cu.MemsetD8Async(g->arena_shadow + (start - g->arena) * 2, 0, (end - start) * 2, s),
+                   "clearing the shadow", err);
+        if (zone > end)
+            CU_TRY(g, g->cu.MemsetD32Async(g->arena_shadow + (end - g->arena) * 2, 0xFu, (zone - end) / 2, s),
+                   "poisoning red zones", err);
     }
     return true;
 }
 
-/* Per-launch reset of the shadow: zero for buffers, poison for the red zones between them. */
-static bool reset_shadow(gpu_backend *g, gr_error *err) {
+/* Per-launch reset of the shadow: zero for buffers, poison for the red zones between them;
+ * ordered on the launch's stream `s`. */
+static bool reset_shadow(gpu_backend *g, CUstream s, gr_error *err) {
     if (g->attached) {
-        if (!reset_attached_shadow(g, err)) return false;
+        if (!reset_attached_shadow(g, s, err)) return false;
     } else if (g->arena_used) {
-        CU_TRY(g, g->cu.MemsetD8(g->arena_shadow, 0, g->arena_used * 2), "clearing the shadow", err);
+        CU_TRY(g, g->cu.MemsetD8Async(g->arena_shadow, 0, g->arena_used * 2, s), "clearing the shadow", err);
         uint64_t first = g->nallocs ? g->allocs[0].addr : g->arena + g->arena_used;
         if (first > g->arena)
-            CU_TRY(g, g->cu.MemsetD32(g->arena_shadow, 0xFu, (first - g->arena) / 2),
+            CU_TRY(g, g->cu.MemsetD32Async(g->arena_shadow, 0xFu, (first - g->arena) / 2, s),
                    "poisoning red zones", err);
         for (size_t i = 0; i < g->nallocs; i++) {
             uint64_t end = (g->allocs[i].addr + g->allocs[i].size + 3) & ~3ull;
             uint64_t next = i + 1 < g->nallocs ? g->allocs[i + 1].addr : g->arena + g->arena_used;
             if (next <= end) continue;
-            CU_TRY(g, g->cu.MemsetD32(g->arena_shadow + (end - g->arena) * 2, 0xFu, (next - end) / 2),
+            CU_TRY(g, g->cu.MemsetD32Async(g->arena_shadow + (end - g->arena) * 2, 0xFu, (next - end) / 2, s),
                    "poisoning red zones", err);
         }
     }
     if (g->cur->globals_shadow.ptr)
-        CU_TRY(g, g->cu.MemsetD8(g->cur->globals_shadow.ptr, 0, g->cur->globals_shadow.size),
+        CU_TRY(g, g->cu.MemsetD8Async(g->cur->globals_shadow.ptr, 0, g->cur->globals_shadow.size, s),
                "clearing the shadow", err);
     return true;
 }
@@ -652,6 +670,7 @@ typedef struct launch_geom {
     gr_dim3 block;
     gr_dim3 off;   /* its first block's index in the launch */
     gr_dim3 full;  /* the launch's grid */
+    bool carried;  /* the shadow holds what earlier slices of the launch left */
 } launch_geom;
 
 static gr_exec_thread slice_thread(uint32_t linear, const launch_geom *lg) {
@@ -664,11 +683,14 @@ static gr_exec_thread slice_thread(uint32_t linear, const launch_geom *lg) {
 
 /* A race between the same two instructions with the same message is already in `out`: slices
  * of one launch report each once. */
-static bool race_known(const gr_launch_result *out, const gr_rt_record *rc, const char *message) {
+static bool race_known(const gr_launch_result *out, const gr_rt_record *rc, const char *message,
+                       bool carried) {
     for (int i = 0; i < out->nfindings; i++) {
         const gr_finding *f = &out->findings[i];
         if (f->cls == GR_FINDING_RACE && f->insn_id == rc->second_instr &&
-            f->insn_id2 == rc->first_instr && strcmp(f->message, message) == 0)
+            f->insn_id2 == rc->first_instr &&
+            (carried ? strncmp(f->message, message, strlen(message)) == 0
+                     : strcmp(f->message, message) == 0))
             return true;
     }
     return false;
@@ -699,7 +721,7 @@ static bool run_slice(gpu_backend *g, const launch_plan *lp, const launch_geom *
     uint32_t wpb = (uint32_t)((tpb + 31) / 32);
     bool ok = true;
     if (g->opt.instrument) {
-        gr_rt_params p;
+        gr_rt_params *pp = &g->staging->params, p;
         memset(&p, 0, sizeof p);
         ok = table_reserve(g, &g->counters, sizeof(gr_rt_counters), err) &&
              table_reserve(g, &g->blocks, nblocks * 4 * GR_RT_BLOCK_WORDS, err) &&
@@ -711,7 +733,7 @@ static bool run_slice(gpu_backend *g, const launch_plan *lp, const launch_geom *
               table_reserve(g, &g->bar_hist, tpb * nblocks * sizeof(gr_rt_bar_hist), err)) &&
              (!detect || table_reserve(g, &g->user_call, tpb * nblocks * 4, err)) &&
              (!detect || table_reserve(g, &g->bar_fold, nblocks * sizeof(gr_rt_bar_fold), err)) &&
-             (!detect || reset_shadow(g, err));
+             (!detect || lg->carried || reset_shadow(g, lp->stream, err));
         if (ok) {
             p.arena_lo = g->arena;
             p.arena_hi = g->arena + g->arena_used;
@@ -749,28 +771,31 @@ static bool run_slice(gpu_backend *g, const launch_plan *lp, const launch_geom *
             uint64_t budget = (l->step_budget ? l->step_budget : 200000000ull) / 8;
             if (budget < 65536) budget = 65536;
             if (budget > 0x7fffffffull) budget = 0x7fffffffull;
-            uint32_t budget32 = (uint32_t)budget;
-            uint32_t ro_params = readonly_params(g, fn->name, l);
-            uint64_t ro_bounds[2 * GR_RT_RO_BOUNDS_PARAMS], skip[2 * GR_RT_SKIP_SLOTS];
-            param_bounds(g, l, ro_bounds);
+            launch_staging *st = g->staging;
+            st->budget = (uint32_t)budget;
+            st->ro_params = readonly_params(g, fn->name, l);
+            param_bounds(g, l, st->ro_bounds);
             /* the proofs are about the launch's grid, which the user's code sees */
-            gr_gpu_skip_bounds(&g->cur->prep, fn->name, ro_params, ro_bounds, lg->full, block, skip);
-            size_t skip_bytes = g->cur->prep.skip_slots * 2 * sizeof *skip;
+            gr_gpu_skip_bounds(&g->cur->prep, fn->name, st->ro_params, st->ro_bounds, lg->full,
+                               block, st->skip);
+            size_t skip_bytes = g->cur->prep.skip_slots * 2 * sizeof *st->skip;
             memset(g->hang_host, 0, sizeof *g->hang_host);
+            *pp = p;
+            CUstream s = lp->stream;
             CUresult cr;
-            if ((cr = g->cu.MemcpyHtoD(g->cur->rt_params, &p, sizeof p)) != CUDA_SUCCESS ||
-                (cr = g->cu.MemcpyHtoD(g->cur->rt_budget, &budget32, 4)) != CUDA_SUCCESS ||
-                (cr = g->cu.MemcpyHtoD(g->cur->rt_ro, &ro_params, 4)) != CUDA_SUCCESS ||
-                (cr = g->cu.MemcpyHtoD(g->cur->rt_ro_bounds, ro_bounds, sizeof ro_bounds)) !=
+            if ((cr = g->cu.MemcpyHtoDAsync(g->cur->rt_params, pp, sizeof *pp, s)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemcpyHtoDAsync(g->cur->rt_budget, &st->budget, 4, s)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemcpyHtoDAsync(g->cur->rt_ro, &st->ro_params, 4, s)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemcpyHtoDAsync(g->cur->rt_ro_bounds, st->ro_bounds, sizeof st->ro_bounds, s)) !=
                     CUDA_SUCCESS ||
-                (skip_bytes && (cr = g->cu.MemcpyHtoD(g->cur->rt_skip, skip, skip_bytes)) != CUDA_SUCCESS) ||
-                (detect && (cr = g->cu.MemsetD8(g->bar_fold.ptr, 0,
-                                                nblocks * sizeof(gr_rt_bar_fold))) != CUDA_SUCCESS) ||
-                (cr = g->cu.MemsetD8(g->counters.ptr, 0, sizeof(gr_rt_counters))) != CUDA_SUCCESS ||
-                (cr = g->cu.MemsetD8(g->blocks.ptr, 0, nblocks * 4 * GR_RT_BLOCK_WORDS)) != CUDA_SUCCESS ||
-                (cr = g->cu.MemsetD8(g->warps.ptr, 0, nblocks * wpb * 8)) != CUDA_SUCCESS ||
-                (cr = g->cu.MemsetD8(g->dedup.ptr, 0, DEDUP_CAP * 8)) != CUDA_SUCCESS ||
-                (g->cur->ncov && (cr = g->cu.MemsetD8(g->cur->rt_cov, 0, g->cur->ncov)) != CUDA_SUCCESS))
+                (skip_bytes && (cr = g->cu.MemcpyHtoDAsync(g->cur->rt_skip, st->skip, skip_bytes, s)) != CUDA_SUCCESS) ||
+                (detect && (cr = g->cu.MemsetD8Async(g->bar_fold.ptr, 0,
+                                                     nblocks * sizeof(gr_rt_bar_fold), s)) != CUDA_SUCCESS) ||
+                (cr = g->cu.MemsetD8Async(g->counters.ptr, 0, sizeof(gr_rt_counters), s)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemsetD8Async(g->blocks.ptr, 0, nblocks * 4 * GR_RT_BLOCK_WORDS, s)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemsetD8Async(g->warps.ptr, 0, nblocks * wpb * 8, s)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemsetD8Async(g->dedup.ptr, 0, DEDUP_CAP * 8, s)) != CUDA_SUCCESS ||
+                (g->cur->ncov && (cr = g->cu.MemsetD8Async(g->cur->rt_cov, 0, g->cur->ncov, s)) != CUDA_SUCCESS))
                 ok = cu_fail(g, cr, "preparing the launch", err);
         }
     }
@@ -862,7 +887,7 @@ static bool run_slice(gpu_backend *g, const launch_plan *lp, const launch_geom *
                      (rc->flags & GR_RACE_VOLATILE) ? "volatile " : "",
                      gr_race_kind_name((gr_race_kind)rc->kind), rc->space ? "shared" : "global",
                      gr_race_cause_text((gr_race_cause)rc->cause));
-            if (race_known(out, rc, message)) continue;
+            if (race_known(out, rc, message, lg->carried)) continue;
             gr_finding *f = add_finding(out, max, err);
             if (!f) {
                 if (gr_error_failed(err)) {
@@ -880,6 +905,12 @@ static bool run_slice(gpu_backend *g, const launch_plan *lp, const launch_geom *
             f->address = rc->space ? rc->addr + SHARED_ADDR_BASE : rc->addr;
             f->size = 4;
             memcpy(f->message, message, sizeof message);
+            if (lg->carried) {
+                size_t used = strlen(f->message);
+                snprintf(f->message + used, sizeof f->message - used,
+                         " (the launch ran in slices: the other thread may be in an earlier "
+                         "slice, whose block index is not the one shown)");
+            }
         }
         free(recs);
     }
@@ -956,7 +987,7 @@ static bool for_each_slice(gr_dim3 grid, gr_dim3 block, uint64_t max_threads,
                            bool (*each)(const launch_geom *, void *), void *ctx) {
     uint64_t tpb = (uint64_t)block.x * block.y * block.z;
     uint64_t per = max_threads / tpb; /* blocks per slice, >= 1 */
-    launch_geom lg = {grid, block, {0, 0, 0}, grid};
+    launch_geom lg = {grid, block, {0, 0, 0}, grid, false};
     if ((uint64_t)grid.x * grid.y <= per) {
         uint32_t step = (uint32_t)(per / ((uint64_t)grid.x * grid.y));
         for (uint32_t z = 0; z < grid.z; z += step) {
@@ -991,13 +1022,16 @@ typedef struct slice_run {
     gr_launch_result *out;
     gr_error *err;
     bool failed;
+    bool carry;       /* later slices keep the shadow the earlier ones left */
     uint32_t slices;
 } slice_run;
 
 static bool run_one_slice(const launch_geom *lg, void *ctx) {
     slice_run *sr = ctx;
+    launch_geom here = *lg;
+    here.carried = sr->carry && sr->slices > 0;
     sr->slices++;
-    if (!run_slice(sr->g, sr->lp, lg, sr->out, sr->err)) {
+    if (!run_slice(sr->g, sr->lp, &here, sr->out, sr->err)) {
         sr->failed = true;
         return false;
     }
@@ -1079,16 +1113,26 @@ static bool launch_in(gpu_backend *g, const gr_launch *l, CUstream stream, gr_la
     launch_plan lp = {l, fn, func, params, stream, dyn, shared_words, user_dyn, registers, detect,
                       cooperative};
     memset(&g->last, 0, sizeof g->last);
-    slice_run sr = {g, &lp, out, err, false, 0};
-    launch_geom whole = {grid, block, {0, 0, 0}, grid};
+    /* Slices run one after another. Where only barriers order the kernel's accesses, a conflict
+     * between two blocks is a race whichever slices hold them, so later slices keep the shadow
+     * the earlier ones left (no clearing, and races across slices are found); with atomics or
+     * fences the detector's view of what orders blocks restarts with each slice, so the shadow
+     * does too. */
+    slice_run sr = {g, &lp, out, err, false, sliced && !ptx_function_may_order_blocks(g->cur->m, fn), 0};
+    launch_geom whole = {grid, block, {0, 0, 0}, grid, false};
     if (sliced) for_each_slice(grid, block, GR_FSM_MAX_THREADS, run_one_slice, &sr);
     else run_one_slice(&whole, &sr);
     free(params);
     if (sr.failed) return false;
-    if (sliced && !g->dead)
+    if (sliced && !g->dead && sr.carry)
         snprintf(out->partial_note, sizeof out->partial_note,
-                 "%" PRIu64 " threads checked in %u slices of at most %u: races between threads "
-                 "of different slices are not checked",
+                 "%" PRIu64 " threads checked in %u slices of at most %u, one after another: a "
+                 "race with a thread of an earlier slice names that thread's block wrongly",
+                 tpb * nblocks, sr.slices, GR_FSM_MAX_THREADS);
+    else if (sliced && !g->dead)
+        snprintf(out->partial_note, sizeof out->partial_note,
+                 "%" PRIu64 " threads checked in %u slices of at most %u: it orders blocks with "
+                 "atomics or fences, so races between threads of different slices are not checked",
                  tpb * nblocks, sr.slices, GR_FSM_MAX_THREADS);
     return true;
 }
@@ -1118,6 +1162,7 @@ static void gpu_free(gr_backend *b) {
             if (g->ev_end) g->cu.EventDestroy(g->ev_end);
         }
         if (g->hang_host && !g->dead) g->cu.MemFreeHost(g->hang_host);
+        if (g->staging && !g->dead) g->cu.MemFreeHost(g->staging);
         if (g->ctx_retained) {
             g->cu.PrimaryCtxRelease(g->dev);
             /* A sticky error poisons the device's primary context for the whole process:
@@ -1239,6 +1284,10 @@ static bool ensure_attached_shadow(gpu_backend *g, gr_error *err) {
                            (double)need / 1048576.0, (double)(hi - lo) / 1048576.0, d);
         }
         g->shadow_cap = cap;
+    }
+    if (lo != g->arena || hi - lo != g->arena_used) {
+        /* gaps between allocations are cleared here only (reset_attached_shadow) */
+        CU_TRY(g, g->cu.MemsetD8(g->arena_shadow, 0, need), "clearing the shadow", err);
     }
     g->arena = lo;
     g->arena_used = hi - lo;

@@ -129,8 +129,8 @@ static void copy_variables(gh_process *p, gr_backend *gpu, const gh_image *im, c
                            int module, CUstream stream, bool in) {
     typedef CUresult (*lib_global_fn)(CUdeviceptr *, size_t *, CUlibrary, const char *);
     typedef CUresult (*mod_global_fn)(CUdeviceptr *, size_t *, CUmodule, const char *);
-    void *sym = gh_real_driver_symbol(im->is_library ? "cuLibraryGetGlobal" : "cuModuleGetGlobal_v2", NULL);
-    void *managed_sym = im->is_library ? gh_real_driver_symbol("cuLibraryGetManaged", NULL) : sym;
+    void *sym = p->get_global[im->is_library ? 1 : 0];
+    void *managed_sym = im->is_library ? p->get_managed : sym;
     if (!sym) return;
     for (int32_t i = 0; i < u->module->nvars; i++) {
         const ptx_var *v = &u->module->vars[i];
@@ -338,6 +338,8 @@ bool gh_check_launch(gh_process *p, const gh_launch *l, CUresult *result) {
     double t0 = now();
     bool ok = gr_gpu_launch_on(gpu, *module, &L, l->stream, &res, &err);
     p->launch_seconds += now() - t0;
+    gr_gpu_launch_stats stats;
+    if (ok && gr_gpu_last_stats(gpu, &stats)) p->kernel_seconds += stats.kernel_ms / 1000.0;
     char dead[300];
     if (!ok) {
         gr_launch_result_free(&res);

@@ -94,8 +94,9 @@ typedef struct gh_process {
     size_t nseen, seen_cap;
     int fatal_seq, note_seq;
     uint64_t launches, checked, repeated, unchecked;
-    double launch_seconds;
+    double launch_seconds, kernel_seconds;
     int kernels_launched;
+    void *get_global[2], *get_managed; /* cuModuleGetGlobal_v2, cuLibraryGetGlobal, cuLibraryGetManaged */
     struct gr_run_counters *counters;
 } gh_process;
 

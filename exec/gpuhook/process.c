@@ -81,6 +81,9 @@ gh_process *gh_enter(void) {
             p->disabled = true;
             gh_fatal(p, "unsupported", NULL, "gpurace cannot reach the CUDA driver: %s", why);
         }
+        p->get_global[0] = gh_real_driver_symbol("cuModuleGetGlobal_v2", NULL);
+        p->get_global[1] = gh_real_driver_symbol("cuLibraryGetGlobal", NULL);
+        p->get_managed = gh_real_driver_symbol("cuLibraryGetManaged", NULL);
         if (p->cfg.run_dir) {
             gr_error err = GR_ERROR_INIT;
             p->counters = gr_run_counters_create(p->cfg.run_dir, p->pid, &err);
@@ -135,6 +138,8 @@ void gh_publish_counters(gh_process *p, bool finished) {
     c->checked = p->checked;
     c->repeated = p->repeated;
     c->launch_seconds = p->launch_seconds;
+    c->kernel_seconds = p->kernel_seconds;
+    c->unchecked = p->unchecked;
     c->kernels = p->kernels_launched;
     c->modules = p->nimages;
     if (finished) c->finished = 1;

@@ -343,7 +343,9 @@ int32_t ptx_module_find_function(const ptx_module *m, const char *name) {
 
 /* Whether kernel `fn` or a function it calls reads %envreg1/%envreg2, the grid-sync workspace
  * of cooperative groups' this_grid().sync(): then it must be launched cooperatively. */
-bool ptx_function_syncs_grid(const ptx_module *m, const ptx_function *fn) {
+/* True when `pred` holds for an instruction of `fn` or of a function it calls. */
+static bool any_insn_reachable(const ptx_module *m, const ptx_function *fn,
+                               bool (*pred)(const ptx_insn *x)) {
     const ptx_function *todo[64];
     int n = 0;
     todo[n++] = fn;
@@ -352,11 +354,9 @@ bool ptx_function_syncs_grid(const ptx_module *m, const ptx_function *fn) {
         for (int32_t i = 0; i < f->nstmts; i++) {
             const ptx_insn *x = f->stmts[i].kind == PTX_STMT_INSN ? f->stmts[i].insn : NULL;
             if (!x) continue;
+            if (pred(x)) return true;
             for (int o = 0; o < x->noperands; o++) {
                 const ptx_operand *op = &x->operands[o];
-                if (op->kind == PTX_OPND_SREG && op->u.sreg == PTX_SREG_ENVREG &&
-                    (op->component == 1 || op->component == 2))
-                    return true;
                 if (x->op == PTX_OP_CALL && op->kind == PTX_OPND_SYMBOL && n < 64) {
                     int32_t ci = ptx_module_find_function(m, op->u.symbol);
                     bool seen = ci < 0;
@@ -367,4 +367,36 @@ bool ptx_function_syncs_grid(const ptx_module *m, const ptx_function *fn) {
         }
     }
     return false;
+}
+
+static bool reads_grid_workspace(const ptx_insn *x) {
+    for (int o = 0; o < x->noperands; o++) {
+        const ptx_operand *op = &x->operands[o];
+        if (op->kind == PTX_OPND_SREG && op->u.sreg == PTX_SREG_ENVREG &&
+            (op->component == 1 || op->component == 2))
+            return true;
+    }
+    return false;
+}
+
+bool ptx_function_syncs_grid(const ptx_module *m, const ptx_function *fn) {
+    return any_insn_reachable(m, fn, reads_grid_workspace);
+}
+
+static bool may_order_blocks(const ptx_insn *x) {
+    switch (x->op) {
+    case PTX_OP_ATOM:
+    case PTX_OP_RED:
+    case PTX_OP_MEMBAR:
+    case PTX_OP_FENCE:
+        return true;
+    default:
+        break;
+    }
+    if (x->sem != PTX_SEM_NONE && x->sem != PTX_SEM_WEAK) return true; /* volatile, acquire ... */
+    return x->unknown || reads_grid_workspace(x);
+}
+
+bool ptx_function_may_order_blocks(const ptx_module *m, const ptx_function *fn) {
+    return any_insn_reachable(m, fn, may_order_blocks);
 }

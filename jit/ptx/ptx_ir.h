@@ -461,6 +461,10 @@ int32_t ptx_module_find_function(const ptx_module *m, const char *name);
 /* Whether `fn` or a function it calls reads %envreg1/%envreg2, the workspace of cooperative
  * groups' this_grid().sync(): such a kernel needs a cooperative launch, all blocks resident. */
 bool ptx_function_syncs_grid(const ptx_module *m, const ptx_function *fn);
+/* True when `fn` or a function it calls may order accesses of different blocks: atomics, fences,
+ * strong (volatile, relaxed, acquire, release) loads and stores, grid sync, or an instruction
+ * not in the tables. False means only barriers and warp syncs, which order within a block. */
+bool ptx_function_may_order_blocks(const ptx_module *m, const ptx_function *fn);
 
 void ptx_module_free(ptx_module *m);
 
