@@ -137,5 +137,5 @@ int main(int argc, char **argv) {
     free(h_w);
     free(h_dw);
     free(h_wout);
-    return gr_finish("backprop", ok, timer, t0);
+    return gr_finish("backprop", (long long)nw, ok, timer, t0);
 }

@@ -92,5 +92,5 @@ int main(int argc, char **argv) {
     free(h_level);
     free(got);
     free(queue);
-    return gr_finish("bfs", ok, timer, t0);
+    return gr_finish("bfs", ne, ok, timer, t0);
 }

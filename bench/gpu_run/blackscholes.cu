@@ -96,5 +96,5 @@ int main(int argc, char **argv) {
     free(h_years);
     free(h_call);
     free(h_put);
-    return gr_finish("blackscholes", ok, timer, t0);
+    return gr_finish("blackscholes", n, ok, timer, t0);
 }

@@ -105,5 +105,5 @@ int main(int argc, char **argv) {
     CK(cudaFree(out));
     free(h_in);
     free(h_out);
-    return gr_finish("convolution", ok, timer, t0);
+    return gr_finish("convolution", (long long)np, ok, timer, t0);
 }

@@ -105,5 +105,5 @@ int main(int argc, char **argv) {
     free(h_data);
     free(h_filter);
     free(h_out);
-    return gr_finish("fwt", ok, timer, t0);
+    return gr_finish("fwt", n, ok, timer, t0);
 }

@@ -79,5 +79,5 @@ int main(int argc, char **argv) {
     free(h_b);
     free(h_b0);
     free(x);
-    return gr_finish("gaussian", ok, timer, t0);
+    return gr_finish("gaussian", (long long)nn, ok, timer, t0);
 }

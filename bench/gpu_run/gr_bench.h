@@ -83,10 +83,13 @@ static inline bool gr_close(double got, double want, double rel, double floor) {
 }
 
 // The two last lines every program prints; returns the exit status (1 when the check failed).
-static inline int gr_finish(const char *name, bool ok, const GrKernelTimer &t, double t0_ms) {
+// elements: the problem size as the README counts it (matrix elements for the O(n^2) and
+// O(n^3) programs).
+static inline int gr_finish(const char *name, long long elements, bool ok, const GrKernelTimer &t,
+                            double t0_ms) {
     CK(cudaDeviceSynchronize());
     double total = gr_now_ms() - t0_ms;
-    printf("%s: check=%s\n", name, ok ? "ok" : "FAILED");
+    printf("%s: elements=%lld check=%s\n", name, elements, ok ? "ok" : "FAILED");
     printf("GR_TIMES kernel_ms=%.3f total_ms=%.1f launches=%ld\n", t.ms, total, t.launches);
     fflush(stdout);
     return ok ? 0 : 1;

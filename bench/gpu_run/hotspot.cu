@@ -138,5 +138,5 @@ int main(int argc, char **argv) {
     free(h_temp);
     free(h_power);
     free(h_out);
-    return gr_finish("hotspot", ok, timer, t0);
+    return gr_finish("hotspot", (long long)np, ok, timer, t0);
 }

@@ -127,5 +127,5 @@ int main(int argc, char **argv) {
     CK(cudaFree(a));
     free(h_a0);
     free(h_lu);
-    return gr_finish("lu", ok, timer, t0);
+    return gr_finish("lu", (long long)nn, ok, timer, t0);
 }

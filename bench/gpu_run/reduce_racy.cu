@@ -57,5 +57,5 @@ int main(int argc, char **argv) {
     CK(cudaFree(sums));
     free(h_in);
     free(h_sums);
-    return gr_finish("reduce_racy", ok, timer, t0);
+    return gr_finish("reduce_racy", n, ok, timer, t0);
 }

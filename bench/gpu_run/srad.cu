@@ -179,5 +179,5 @@ int main(int argc, char **argv) {
     CK(cudaFree(dE));
     free(h_img);
     free(h_out);
-    return gr_finish("srad", ok, timer, t0);
+    return gr_finish("srad", (long long)np, ok, timer, t0);
 }

@@ -84,5 +84,5 @@ int main(int argc, char **argv) {
     CK(cudaFree(img));
     free(h_in);
     free(h_out);
-    return gr_finish("stencil_racy", ok, timer, t0);
+    return gr_finish("stencil_racy", (long long)np, ok, timer, t0);
 }
