@@ -4,6 +4,7 @@
 # each racy one must give a race finding at a line marked `// RACE`.
 #   bench/gpu_run/sim_check.sh GPURACE_BINARY [WORKDIR]
 # Needs nvcc (the programs are built with -cudart shared, as `gpurace run` requires).
+# Environment: GR_OPTS (more `gpurace run` options, e.g. --schedule random:7:1).
 # Exit status 0 when every program behaves, 1 otherwise, 2 when it cannot run.
 set -u
 if [ $# -lt 1 ]; then
@@ -19,7 +20,7 @@ cd "$work" || exit 2
 failed=0
 # program, tiny arguments (sizes not multiples of the tile where the program allows it)
 while read -r prog args; do
-    "$gr" run --findings "$work/findings" -- "./bin/$prog" $args > "$prog.out" 2> "$prog.err"
+    "$gr" run --findings "$work/findings" ${GR_OPTS:-} -- "./bin/$prog" $args > "$prog.out" 2> "$prog.err"
     status=$?
     race_lines=$(grep -E '^ *[0-9]+ \|.*// RACE' "$prog.err" | wc -l)
     case $prog in
