@@ -92,6 +92,7 @@ int main(int argc, char **argv) {
     CK(cudaMemcpy(dw, h_dw, nw * sizeof(float), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(target, h_target, HID * sizeof(float), cudaMemcpyHostToDevice));
 
+    gr_load_kernels(layer_forward, hidden_sum, adjust_weights);
     GrKernelTimer timer;
     timer.begin();
     layer_forward<<<nblocks, dim3(HID, SLAB)>>>(x, w, partial, in);

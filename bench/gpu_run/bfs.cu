@@ -45,6 +45,7 @@ int main(int argc, char **argv) {
     int zero = 0, size = 1;
     CK(cudaMemcpy(frontier, &zero, sizeof(int), cudaMemcpyHostToDevice)); // the source
 
+    gr_load_kernels(expand);
     GrKernelTimer timer;
     int depth = 0;
     while (size > 0) {

@@ -61,6 +61,7 @@ int main(int argc, char **argv) {
     CK(cudaMemcpy(strike, h_strike, bytes, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(years, h_years, bytes, cudaMemcpyHostToDevice));
 
+    gr_load_kernels(black_scholes);
     GrKernelTimer timer;
     int threads = 256, blocks = (n + threads - 1) / threads;
     if (blocks > 480 * 8) blocks = 480 * 8; // grid-stride beyond a few waves

@@ -59,6 +59,7 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&out, bytes));
     CK(cudaMemcpy(in, h_in, bytes, cudaMemcpyHostToDevice));
 
+    gr_load_kernels(convolve_rows, convolve_columns);
     GrKernelTimer timer;
     dim3 block(TILE, TILE), grid((w + TILE - 1) / TILE, (h + TILE - 1) / TILE);
     timer.begin();

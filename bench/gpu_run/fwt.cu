@@ -74,6 +74,7 @@ int main(int argc, char **argv) {
     CK(cudaMemcpy(data, h_data, bytes, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(filter, h_filter, bytes, cudaMemcpyHostToDevice));
 
+    gr_load_kernels(fwt_global_stage, fwt_shared_stages, modulate);
     GrKernelTimer timer;
     timer.begin();
     fwt(data, log2n, timer);

@@ -44,6 +44,7 @@ int main(int argc, char **argv) {
     CK(cudaMemcpy(a, h_a0, nn * sizeof(float), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(b, h_b0, n * sizeof(float), cudaMemcpyHostToDevice));
 
+    gr_load_kernels(multipliers, eliminate);
     GrKernelTimer timer;
     timer.begin();
     for (int t = 0; t < n - 1; t++) {

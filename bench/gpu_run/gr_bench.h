@@ -8,14 +8,14 @@
 #include <cstdlib>
 #include <ctime>
 
-#define CK(call)                                                                              \
-    do {                                                                                      \
-        cudaError_t err_ = (call);                                                            \
-        if (err_ != cudaSuccess) {                                                            \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));     \
-            exit(2);                                                                          \
-        }                                                                                     \
-    } while (0)
+// A failed CUDA call ends the program with the call's place and CUDA's message.
+static inline void gr_check(cudaError_t err, const char *file, int line) {
+    if (err != cudaSuccess) {
+        fprintf(stderr, "%s:%d: %s\n", file, line, cudaGetErrorString(err));
+        exit(2);
+    }
+}
+#define CK(call) gr_check((call), __FILE__, __LINE__)
 
 // Milliseconds on the monotonic clock.
 static inline double gr_now_ms() {
@@ -51,6 +51,13 @@ struct GrRng {
     float range(float lo, float hi) { return lo + (hi - lo) * uniform(); }
     uint32_t below(uint32_t n) { return (uint32_t)((next() >> 32) % n); }
 };
+
+// Loads the program's kernels before the timed region: with CUDA's lazy module loading a kernel
+// is otherwise loaded by its first launch, inside the region (costly next to short kernels).
+template <typename... Kernels> static void gr_load_kernels(Kernels... kernels) {
+    cudaFuncAttributes attr;
+    (CK(cudaFuncGetAttributes(&attr, (const void *)kernels)), ...);
+}
 
 // Sums GPU time over kernel regions: begin() and end() bracket launches with no host<->device
 // copy between them; end() waits for the region and adds its event time.

@@ -78,6 +78,7 @@ int main(int argc, char **argv) {
     CK(cudaMemcpy(grid[0], h_temp, bytes, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(power, h_power, bytes, cudaMemcpyHostToDevice));
 
+    gr_load_kernels(hotspot_pyramid);
     GrKernelTimer timer;
     dim3 block(TILE, TILE), blocks((cols + OUT_TILE - 1) / OUT_TILE, (rows + OUT_TILE - 1) / OUT_TILE);
     int cur = 0;

@@ -81,6 +81,7 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&a, nn * sizeof(float)));
     CK(cudaMemcpy(a, h_a0, nn * sizeof(float), cudaMemcpyHostToDevice));
 
+    gr_load_kernels(lu_diagonal, lu_perimeter, lu_internal);
     GrKernelTimer timer;
     int nb = n / BS;
     timer.begin();

@@ -69,6 +69,7 @@ int main(int argc, char **argv) {
     CK(cudaMemcpy(pos[0], h_pos, bytes, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(vel[0], h_vel, bytes, cudaMemcpyHostToDevice));
 
+    gr_load_kernels(nbody_step);
     GrKernelTimer timer;
     int cur = 0;
     timer.begin();

@@ -36,6 +36,7 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&in, (size_t)n * sizeof(float)));
     CK(cudaMalloc(&sums, blocks * sizeof(float)));
     CK(cudaMemcpy(in, h_in, (size_t)n * sizeof(float), cudaMemcpyHostToDevice));
+    gr_load_kernels(block_sums);
     GrKernelTimer timer;
     timer.begin();
     block_sums<<<blocks, BLOCK>>>(sums, in, n);

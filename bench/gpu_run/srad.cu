@@ -153,6 +153,7 @@ int main(int argc, char **argv) {
     CK(cudaMemcpy(img, h_img, bytes, cudaMemcpyHostToDevice));
 
     float q0sqr = roi_q0sqr(h_img, rows, cols);
+    gr_load_kernels(srad_coeffs, srad_update);
     GrKernelTimer timer;
     dim3 block(TILE, TILE), grid((cols + TILE - 1) / TILE, (rows + TILE - 1) / TILE);
     timer.begin();

@@ -40,6 +40,7 @@ int main(int argc, char **argv) {
     float *img;
     CK(cudaMalloc(&img, bytes));
     CK(cudaMemcpy(img, h_in, bytes, cudaMemcpyHostToDevice));
+    gr_load_kernels(smooth_tiles);
     GrKernelTimer timer;
     dim3 block(TILE, TILE), grid((w + TILE - 1) / TILE, (h + TILE - 1) / TILE);
     timer.begin();
