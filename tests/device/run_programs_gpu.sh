@@ -148,7 +148,7 @@ NR == 1 { next }
     if ($4 != "") elements[prog] = $4
     # Only runs that did their whole job count for times: exit 0, or 1 (a failed check, or
     # gpurace findings); not a timeout nor gpurace exit 3 (a kernel it could not check).
-    if ($6 != "" && ($9 == 0 || $9 == 1)) { note(prog, tool, "k", $6); note(prog, tool, "t", $7) }
+    if ($6 != "" && ($9 == 0 || $9 == 1)) { note(prog, tool, "k", $6); note(prog, tool, "t", $7); note(prog, tool, "w", $8) }
     if ($9 == "timeout") timedout[prog, tool] = 1
     if ($3 == 1 || races[prog, tool] == "") races[prog, tool] = $11
     if ($10 != "ok" && ($9 == 0 || $9 == 1)) checks[prog, tool] = checks[prog, tool] " " $10
@@ -172,17 +172,24 @@ END {
         if (pt > 0 && gt > 0) { n2++; s2 += log(gt / pt); if (gt / pt > m2) m2 = gt / pt }
         if (pk > 0 && rk > 0) { n3++; s3 += log(rk / pk); if (rk / pk > m3) m3 = rk / pk }
         if (pt > 0 && rt > 0) { n4++; s4 += log(rt / pt); if (rt / pt > m4) m4 = rt / pt }
+        # Wall time (process start to exit) also holds what a tool does before main.
+        pw = median(sums[p, "plain", "w"]); gw = median(sums[p, "gpurace", "w"]); rw = median(sums[p, "racecheck", "w"])
+        if (pw > 0 && gw > 0) { n5++; s5 += log(gw / pw); if (gw / pw > m5) m5 = gw / pw }
+        if (pw > 0 && rw > 0) { n6++; s6 += log(rw / pw); if (rw / pw > m6) m6 = rw / pw }
         if (racecheck && gt > 0) {
             compared++
             if ((p, "racecheck") in timedout || (rt > 0 && gt < rt)) faster++
+            if ((p, "racecheck") in timedout || (rw > 0 && gw < rw)) faster_wall++
         }
     }
     printf "\nslowdowns over the %d race-free programs (geometric mean, maximum):\n", (n1 > n3 ? n1 : n3)
-    if (n1) printf "  gpurace kernel:   %.2fx, %.2fx (%d programs)\n", exp(s1 / n1), m1, n1
-    if (n2) printf "  gpurace total:    %.2fx, %.2fx (%d programs)\n", exp(s2 / n2), m2, n2
-    if (n3) printf "  racecheck kernel: %.2fx, %.2fx (%d programs that finished)\n", exp(s3 / n3), m3, n3
-    if (n4) printf "  racecheck total:  %.2fx, %.2fx (%d programs that finished)\n", exp(s4 / n4), m4, n4
-    if (compared) printf "  gpurace whole program faster than racecheck on %d of %d programs\n", faster, compared
+    if (n1) printf "  gpurace kernel:    %.2fx, %.2fx (%d programs)\n", exp(s1 / n1), m1, n1
+    if (n2) printf "  gpurace total:     %.2fx, %.2fx (%d programs)\n", exp(s2 / n2), m2, n2
+    if (n3) printf "  racecheck kernel:  %.2fx, %.2fx (%d programs that finished)\n", exp(s3 / n3), m3, n3
+    if (n4) printf "  racecheck total:   %.2fx, %.2fx (%d programs that finished)\n", exp(s4 / n4), m4, n4
+    if (n5) printf "  gpurace wall:      %.2fx, %.2fx (%d programs)\n", exp(s5 / n5), m5, n5
+    if (n6) printf "  racecheck wall:    %.2fx, %.2fx (%d programs that finished)\n", exp(s6 / n6), m6, n6
+    if (compared) printf "  gpurace whole program faster than racecheck on %d of %d programs (total_ms), %d of %d (wall)\n", faster, compared, faster_wall + 0, compared
     if (bad != "") printf "checks not ok:%s\n", bad
 }' "$tsv"
 exit 0
