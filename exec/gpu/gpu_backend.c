@@ -48,6 +48,14 @@ typedef struct gpu_module {
     uint32_t ncov;
     CUdeviceptr globals_lo, globals_hi;
     gpu_table globals_shadow;
+    /* kernels launched so far, with what the driver says of them (asked once, not per launch) */
+    struct gpu_kernel {
+        const ptx_function *fn;
+        CUfunction func;
+        int static_smem, registers;
+        int dyn_limit; /* the dynamic shared memory limit last set, -1 before */
+    } kernels[32];
+    int nkernels;
 } gpu_module;
 
 typedef struct gpu_backend {
@@ -75,7 +83,11 @@ typedef struct gpu_backend {
     gpu_alloc *allocs;
     size_t nallocs, allocs_cap;
 
-    gpu_table threads, blocks, warps, records, dedup, counters, bar_hist, bar_fold, user_call;
+    gpu_table threads, records, bar_hist, user_call;
+    /* The tables every launch starts from zero, in one allocation cleared with one memset:
+     * counters, dedup, blocks, warps, bar_fold (their .ptr point into it; they own nothing). */
+    gpu_table zeroed;
+    gpu_table counters, dedup, blocks, warps, bar_fold;
     gr_rt_hang *hang_host;
     CUdeviceptr hang_dev;
     launch_staging *staging; /* pinned */
@@ -258,6 +270,7 @@ static bool module_load(gpu_backend *g, gpu_module *gm, const ptx_module *m, gr_
     if (r != CUDA_SUCCESS) return cu_fail(g, r, "loading the module", err);
     gm->m = m;
     gm->prep = st;
+    gm->nkernels = 0;
     gm->ncov = st.coverage_blocks < GR_RT_COV_MAX ? st.coverage_blocks : GR_RT_COV_MAX;
     gm->rt_params = gm->rt_budget = gm->rt_cov = gm->rt_ro = gm->rt_ro_bounds = gm->rt_skip = 0;
     if (g->opt.instrument) {
@@ -479,7 +492,7 @@ static bool reset_attached_shadow(gpu_backend *g, CUstream s, gr_error *err) {
         if (zone > hi) zone = hi;
         if (end > zone) end = zone;
         if (end > start)
-            CU_TRY(g, g->cu.MemsetD8Async(g->arena_shadow + (start - g->arena) * 2, 0, (end - start) * 2, s),
+            CU_TRY(g, g->cu.MemsetD32Async(g->arena_shadow + (start - g->arena) * 2, 0, (end - start) / 2, s),
                    "clearing the shadow", err);
         if (zone > end)
             CU_TRY(g, g->cu.MemsetD32Async(g->arena_shadow + (end - g->arena) * 2, 0xFu, (zone - end) / 2, s),
@@ -494,7 +507,7 @@ static bool reset_shadow(gpu_backend *g, CUstream s, gr_error *err) {
     if (g->attached) {
         if (!reset_attached_shadow(g, s, err)) return false;
     } else if (g->arena_used) {
-        CU_TRY(g, g->cu.MemsetD8Async(g->arena_shadow, 0, g->arena_used * 2, s), "clearing the shadow", err);
+        CU_TRY(g, g->cu.MemsetD32Async(g->arena_shadow, 0, g->arena_used / 2, s), "clearing the shadow", err);
         uint64_t first = g->nallocs ? g->allocs[0].addr : g->arena + g->arena_used;
         if (first > g->arena)
             CU_TRY(g, g->cu.MemsetD32Async(g->arena_shadow, 0xFu, (first - g->arena) / 2, s),
@@ -723,17 +736,23 @@ static bool run_slice(gpu_backend *g, const launch_plan *lp, const launch_geom *
     if (g->opt.instrument) {
         gr_rt_params *pp = &g->staging->params, p;
         memset(&p, 0, sizeof p);
-        ok = table_reserve(g, &g->counters, sizeof(gr_rt_counters), err) &&
-             table_reserve(g, &g->blocks, nblocks * 4 * GR_RT_BLOCK_WORDS, err) &&
-             table_reserve(g, &g->warps, nblocks * wpb * 8, err) &&
+        /* offsets of the zeroed tables, each 256-byte aligned */
+        size_t sizes[5] = {sizeof(gr_rt_counters), DEDUP_CAP * 8, nblocks * 4 * GR_RT_BLOCK_WORDS,
+                           nblocks * wpb * 8, detect ? nblocks * sizeof(gr_rt_bar_fold) : 0};
+        gpu_table *views[5] = {&g->counters, &g->dedup, &g->blocks, &g->warps, &g->bar_fold};
+        size_t offs[5], zeroed = 0;
+        for (int i = 0; i < 5; i++) {
+            offs[i] = zeroed;
+            zeroed += (sizes[i] + 255) & ~(size_t)255;
+        }
+        ok = table_reserve(g, &g->zeroed, zeroed, err) &&
              table_reserve(g, &g->records, RECORD_CAP * sizeof(gr_rt_record), err) &&
-             table_reserve(g, &g->dedup, DEDUP_CAP * 8, err) &&
              (!detect || table_reserve(g, &g->threads, tpb * nblocks * sizeof(gr_rt_thread), err)) &&
              (!detect ||
               table_reserve(g, &g->bar_hist, tpb * nblocks * sizeof(gr_rt_bar_hist), err)) &&
              (!detect || table_reserve(g, &g->user_call, tpb * nblocks * 4, err)) &&
-             (!detect || table_reserve(g, &g->bar_fold, nblocks * sizeof(gr_rt_bar_fold), err)) &&
              (!detect || lg->carried || reset_shadow(g, lp->stream, err));
+        for (int i = 0; ok && i < 5; i++) views[i]->ptr = g->zeroed.ptr + offs[i];
         if (ok) {
             p.arena_lo = g->arena;
             p.arena_hi = g->arena + g->arena_used;
@@ -789,12 +808,7 @@ static bool run_slice(gpu_backend *g, const launch_plan *lp, const launch_geom *
                 (cr = g->cu.MemcpyHtoDAsync(g->cur->rt_ro_bounds, st->ro_bounds, sizeof st->ro_bounds, s)) !=
                     CUDA_SUCCESS ||
                 (skip_bytes && (cr = g->cu.MemcpyHtoDAsync(g->cur->rt_skip, st->skip, skip_bytes, s)) != CUDA_SUCCESS) ||
-                (detect && (cr = g->cu.MemsetD8Async(g->bar_fold.ptr, 0,
-                                                     nblocks * sizeof(gr_rt_bar_fold), s)) != CUDA_SUCCESS) ||
-                (cr = g->cu.MemsetD8Async(g->counters.ptr, 0, sizeof(gr_rt_counters), s)) != CUDA_SUCCESS ||
-                (cr = g->cu.MemsetD8Async(g->blocks.ptr, 0, nblocks * 4 * GR_RT_BLOCK_WORDS, s)) != CUDA_SUCCESS ||
-                (cr = g->cu.MemsetD8Async(g->warps.ptr, 0, nblocks * wpb * 8, s)) != CUDA_SUCCESS ||
-                (cr = g->cu.MemsetD8Async(g->dedup.ptr, 0, DEDUP_CAP * 8, s)) != CUDA_SUCCESS ||
+                (cr = g->cu.MemsetD32Async(g->zeroed.ptr, 0, zeroed / 4, s)) != CUDA_SUCCESS ||
                 (g->cur->ncov && (cr = g->cu.MemsetD8Async(g->cur->rt_cov, 0, g->cur->ncov, s)) != CUDA_SUCCESS))
                 ok = cu_fail(g, cr, "preparing the launch", err);
         }
@@ -1067,8 +1081,18 @@ static bool launch_in(gpu_backend *g, const gr_launch *l, CUstream stream, gr_la
                        "the shadow-FSM detector tracks at most %u threads per launch (this one has "
                        "%" PRIu64 "); use fewer blocks (e.g. a grid-stride loop)",
                        GR_FSM_MAX_THREADS, tpb * nblocks);
-    CUfunction func;
-    CU_TRY(g, g->cu.ModuleGetFunction(&func, g->cur->mod, fn->name), "finding the kernel", err);
+    struct gpu_kernel *gk = NULL;
+    for (int i = 0; i < g->cur->nkernels && !gk; i++)
+        if (g->cur->kernels[i].fn == fn) gk = &g->cur->kernels[i];
+    struct gpu_kernel fresh = {fn, NULL, 0, 0, -1};
+    if (!gk) {
+        CU_TRY(g, g->cu.ModuleGetFunction(&fresh.func, g->cur->mod, fn->name), "finding the kernel", err);
+        g->cu.FuncGetAttribute(&fresh.static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fresh.func);
+        g->cu.FuncGetAttribute(&fresh.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, fresh.func);
+        gk = g->cur->nkernels < 32 ? &g->cur->kernels[g->cur->nkernels++] : &fresh;
+        *gk = fresh;
+    }
+    CUfunction func = gk->func;
     /* The device-side detector orders accesses by block barriers only: across a grid sync it
      * would report the phases as racing, and the driver's workspace as outside every buffer. */
     if (detect && cooperative)
@@ -1080,9 +1104,7 @@ static bool launch_in(gpu_backend *g, const gr_launch *l, CUstream stream, gr_la
     if (detect && g->attached && !ensure_attached_shadow(g, err)) return false;
 
     /* Shared memory: the kernel's, then (when detecting) the shadow of the whole window. */
-    int static_smem = 0, registers = 0;
-    g->cu.FuncGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func);
-    g->cu.FuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, func);
+    int static_smem = gk->static_smem, registers = gk->registers;
     uint32_t user_dyn = (l->dynamic_shared + 15u) & ~15u;
     uint32_t shared_words = 0, dyn = l->dynamic_shared;
     if (detect) {
@@ -1099,9 +1121,12 @@ static bool launch_in(gpu_backend *g, const gr_launch *l, CUstream stream, gr_la
                        "kernel %s needs %u bytes of shared memory%s; the GPU allows %d per block",
                        fn->name, dyn + (uint32_t)static_smem,
                        detect ? " with its shadow (2 bytes per byte)" : "", g->max_smem_optin);
-    CUresult r = g->cu.FuncSetAttribute(func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                        (int)dyn);
-    if (r != CUDA_SUCCESS) return cu_fail(g, r, "raising the dynamic shared memory limit", err);
+    if (gk->dyn_limit != (int)dyn) {
+        CUresult r = g->cu.FuncSetAttribute(func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            (int)dyn);
+        if (r != CUDA_SUCCESS) return cu_fail(g, r, "raising the dynamic shared memory limit", err);
+        gk->dyn_limit = (int)dyn;
+    }
 
     void **params = calloc((size_t)(l->nargs ? l->nargs : 1), sizeof *params);
     out->printf_output = calloc(1, 1);
@@ -1148,8 +1173,7 @@ static void gpu_free(gr_backend *b) {
     if (g->ctx) {
         g->cu.CtxSetCurrent(g->ctx);
         if (!g->dead) {
-            gpu_table *tables[] = {&g->threads,  &g->blocks,   &g->warps,    &g->records, &g->dedup,
-                                   &g->counters, &g->bar_hist, &g->bar_fold, &g->user_call};
+            gpu_table *tables[] = {&g->threads, &g->records, &g->bar_hist, &g->user_call, &g->zeroed};
             for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
                 if (tables[i]->ptr) g->cu.MemFree(tables[i]->ptr);
             for (int i = 0; i < g->nmods; i++) {

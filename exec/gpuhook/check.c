@@ -31,9 +31,8 @@ static bool selected(const gh_process *p, const char *name) {
     return false;
 }
 
-/* Says once per kernel why its launches run unchecked, and counts them. */
+/* Says once per kernel why its launches run unchecked. */
 static void unchecked(gh_process *p, gh_kernel *k, const char *fmt, const char *why) {
-    p->unchecked++;
     if (k && k->reported) return;
     if (k) k->reported = true;
     char msg[768];
@@ -252,6 +251,57 @@ static void record(gh_process *p, gh_kernel *k, gh_unit *u, const gr_launch *L,
     }
 }
 
+/* The unit defining kernel k, parsed and built for the current context: NULL (said once, and
+ * counted) when it cannot be checked. */
+static gh_unit *prepared(gh_process *p, gh_kernel *k, gr_backend **gpu, int **module) {
+    gh_unit *u = gh_unit_of(p, k->image, k->name);
+    if (!u) {
+        const gh_image *im = k->image >= 0 ? &p->images[k->image] : NULL;
+        unchecked(p, k,
+                  "%s: rebuild the program with PTX embedded (nvcc -gencode arch=compute_XX,"
+                  "code=compute_XX, or the default -arch=sm_XX)",
+                  im && im->ncubins ? "its image holds SASS only, no PTX" : "no PTX defines it");
+        return NULL;
+    }
+    if (u->failed) {
+        unchecked(p, k, "its PTX could not be read or instrumented%s", "");
+        return NULL;
+    }
+    gr_error err = GR_ERROR_INIT;
+    int g = attach(p, &err);
+    if (g < 0) {
+        unchecked(p, k, "%s", err.message ? err.message : "cannot attach to the GPU");
+        gr_error_clear(&err);
+        return NULL;
+    }
+    *gpu = p->gpus[g];
+    *module = &u->backend_module[g];
+    if (**module < 0 && !gr_gpu_module_add(*gpu, u->module, *module, &err)) {
+        u->failed = true;
+        unchecked(p, k, "its instrumented module could not be built: %s",
+                  err.message ? err.message : "unknown error");
+        gr_error_clear(&err);
+        return NULL;
+    }
+    return u;
+}
+
+void gh_prepare_kernel(gh_process *p, void *handle) {
+    gh_kernel *k = gh_kernel_find(p, handle);
+    if (!k || !k->name || !selected(p, k->name)) return;
+    gr_backend *gpu;
+    int *module;
+    /* a failure here is said, and the launches run unchecked */
+    prepared(p, k, &gpu, &module);
+}
+
+/* The caller runs the program's own launch: counted as unchecked. */
+static bool launch_unchecked(gh_process *p) {
+    p->unchecked++;
+    gh_publish_counters(p, false);
+    return false;
+}
+
 bool gh_check_launch(gh_process *p, const gh_launch *l, CUresult *result) {
     p->launches++;
     gh_kernel *k = gh_kernel_find(p, l->f);
@@ -263,8 +313,7 @@ bool gh_check_launch(gh_process *p, const gh_launch *l, CUresult *result) {
     }
     if (!k || !k->name) {
         unchecked(p, k, "gpurace did not see it loaded and the driver does not name it%s", "");
-        gh_publish_counters(p, false);
-        return false;
+        return launch_unchecked(p);
     }
     if (++k->calls == 1) p->kernels_launched++;
     bool ran = false;
@@ -275,49 +324,19 @@ bool gh_check_launch(gh_process *p, const gh_launch *l, CUresult *result) {
     if (l->has_attrs) {
         unchecked(p, k, "it is launched with attributes gpurace does not model (clusters, "
                         "programmatic dependent launch)%s", "");
-        gh_publish_counters(p, false);
-        return false;
+        return launch_unchecked(p);
     }
-    gh_unit *u = gh_unit_of(p, k->image, k->name);
-    if (!u) {
-        const gh_image *im = k->image >= 0 ? &p->images[k->image] : NULL;
-        unchecked(p, k,
-                  "%s: rebuild the program with PTX embedded (nvcc -gencode arch=compute_XX,"
-                  "code=compute_XX, or the default -arch=sm_XX)",
-                  im && im->ncubins ? "its image holds SASS only, no PTX" : "no PTX defines it");
-        gh_publish_counters(p, false);
-        return false;
-    }
+    gr_backend *gpu = NULL;
+    int *module = NULL;
+    gh_unit *u = prepared(p, k, &gpu, &module);
+    if (!u) return launch_unchecked(p);
     gr_error err = GR_ERROR_INIT;
-    if (u->failed) {
-        unchecked(p, k, "its PTX could not be read%s", "");
-        gh_publish_counters(p, false);
-        return false;
-    }
-    int g = attach(p, &err);
-    if (g < 0) {
-        unchecked(p, k, "%s", err.message ? err.message : "cannot attach to the GPU");
-        gr_error_clear(&err);
-        gh_publish_counters(p, false);
-        return false;
-    }
-    gr_backend *gpu = p->gpus[g];
-    int *module = &u->backend_module[g];
-    if (*module < 0 && !gr_gpu_module_add(gpu, u->module, module, &err)) {
-        u->failed = true;
-        unchecked(p, k, "its instrumented module could not be built: %s",
-                  err.message ? err.message : "unknown error");
-        gr_error_clear(&err);
-        gh_publish_counters(p, false);
-        return false;
-    }
     const ptx_function *fn = entry_named(u->module, k->name);
     gr_launch_arg *args = calloc((size_t)(fn && fn->nparams ? fn->nparams : 1), sizeof *args);
     if (!fn || !args || !arguments(fn, l->params, l->extra, args)) {
         free(args);
         unchecked(p, k, "its arguments could not be read%s", "");
-        gh_publish_counters(p, false);
-        return false;
+        return launch_unchecked(p);
     }
     gr_launch L;
     memset(&L, 0, sizeof L);
@@ -352,8 +371,7 @@ bool gh_check_launch(gh_process *p, const gh_launch *l, CUresult *result) {
         }
         unchecked(p, k, "%s", err.message ? err.message : "the checked launch failed");
         gr_error_clear(&err);
-        gh_publish_counters(p, false);
-        return false;
+        return launch_unchecked(p);
     }
     ran = true;
     bool lost = gr_gpu_is_dead(gpu, dead, sizeof dead);

@@ -138,5 +138,9 @@ typedef struct gh_launch {
 /* Runs the launch checked when it can: true when it did (the kernel ran, *result holds the
  * launch's status); false when the caller must run the original launch itself. */
 bool gh_check_launch(gh_process *p, const gh_launch *l, CUresult *result);
+/* Instruments the kernel's module when the program takes its handle (cuLibraryGetKernel,
+ * cuModuleGetFunction), as a program loads its code before it times it; launches would do it
+ * otherwise. */
+void gh_prepare_kernel(gh_process *p, void *handle);
 
 #endif

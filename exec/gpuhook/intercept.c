@@ -166,6 +166,7 @@ static CUresult w_lib_get_kernel(CUkernel *k, CUlibrary lib, const char *name) {
     if (r == CUDA_SUCCESS) {
         gh_process *p = gh_enter();
         gh_kernel_named(p, *k, lib, name);
+        if (!p->disabled) gh_prepare_kernel(p, *k);
         gh_leave(p);
     }
     return r;
@@ -239,6 +240,7 @@ static CUresult w_mod_get_function(CUfunction *f, CUmodule mod, const char *name
     if (r == CUDA_SUCCESS) {
         gh_process *p = gh_enter();
         gh_kernel_named(p, *f, mod, name);
+        if (!p->disabled) gh_prepare_kernel(p, *f);
         gh_leave(p);
     }
     return r;

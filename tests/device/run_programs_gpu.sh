@@ -95,6 +95,7 @@ for prog in $PROGRAMS; do
         esac
         record "$prog" gpurace "$r" "$dir/gpurace.$r.out" $((t1 - t0)) "$status" "$races"
         echo "  gpurace:   $(grep GR_TIMES "$dir/gpurace.$r.out" | tail -1) races=$races"
+        grep -h "^gpurace run:\|^gpurace: note:\|^gpurace: error:" "$dir/gpurace.$r.err" | sed 's/^/             /' | head -4
         [ "$status" = timeout ] && break
     done
     if [ "${SKIP_RACECHECK:-0}" != 1 ]; then

@@ -462,3 +462,38 @@ Test(gpu_parity, suite_parity_kernels_link_for_sm_90, .timeout = 200) {
     }
     free(runtime);
 }
+
+/* grid_slices (gpurace run --backend gpu): the user's %ctaid reads get the slice's offset added
+ * and its %nctaid reads become the launch's grid, both from the launch parameters; without it
+ * the PTX reads the registers as written. */
+Test(gpu_parity_slices, user_grid_reads_go_through_the_launch_parameters) {
+    ptx_module *m = compile_source_or_die(
+        "extern \"C\" __global__ void k(float *a, int n) {\n"
+        "    int stride = gridDim.x * blockDim.x;\n"
+        "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"
+        "        a[i] = a[i] * 2.0f + blockIdx.y;\n"
+        "}\n");
+    gr_gpu_options o;
+    gr_gpu_options_default(&o);
+    gr_gpu_prep_stats st;
+    char *plain = prepare(m, &o, &st);
+    cr_expect(!st.sliceable, "sliceable without grid_slices");
+    o.grid_slices = true;
+    char *sliced = prepare(m, &o, &st);
+    cr_expect(st.sliceable, "a kernel reading %%ctaid and %%nctaid with mov must be sliceable");
+    char slice_load[64], grid_load[64];
+    snprintf(slice_load, sizeof slice_load, "[__gr_rt+%u]",
+             (unsigned)offsetof(gr_rt_params, slice_ctaid));
+    snprintf(grid_load, sizeof grid_load, "[__gr_rt+%u]",
+             (unsigned)offsetof(gr_rt_params, grid_nctaid));
+    cr_expect(count_of(sliced, slice_load) >= 1, "no slice offset for %%ctaid.x:\n%s", sliced);
+    cr_expect(count_of(sliced, grid_load) >= 1, "no launch grid for %%nctaid.x");
+    cr_expect(count_of(plain, slice_load) == 0 && count_of(plain, grid_load) == 0,
+              "the backend's own launches must read the registers as written");
+    /* every user read of %nctaid is replaced; %ctaid reads stay, each followed by the offset */
+    size_t ctaid_reads = count_of(plain, "%ctaid.x;") + count_of(plain, "%ctaid.y;");
+    cr_expect(count_of(sliced, "add.u32") >= ctaid_reads, "a %%ctaid read without its offset");
+    free(plain);
+    free(sliced);
+    ptx_module_free(m);
+}

@@ -433,13 +433,33 @@ Test(run, kernels_without_ptx_need_their_source, .timeout = 300) {
     run_free(&r);
 }
 
+/* Without a GPU (as here and on CI) the program's own CUDA runtime finds no driver, so no
+ * launch reaches gpurace: that is never a pass. With a GPU the program's launches are checked
+ * (tests/device/run_backend_gpu.sh). */
+Test(run, gpu_backend_never_passes_when_nothing_reached_the_gpu) {
+    if (access("/dev/nvidiactl", F_OK) == 0) cr_skip_test("this machine has a GPU");
+    run_result r = run("--backend gpu -- " PROGRAMS "faults_static ok");
+    ASSERT_STATUS(r, 3);
+    ASSERT_ERR_HAS(r, "no launch was checked");
+    run_free(&r);
+}
+
 Test(run, usage_errors_exit_2) {
     run_result r = run("");
     ASSERT_STATUS(r, 2);
     ASSERT_ERR_HAS(r, "needs a program");
     run_free(&r);
-    r = run("--backend gpu -- " PROGRAMS "faults ok");
+    r = run("--backend tpu -- " PROGRAMS "faults ok");
     ASSERT_STATUS(r, 2);
+    ASSERT_ERR_HAS(r, "--backend must be sim or gpu");
+    run_free(&r);
+    r = run("--backend gpu --schedule rr -- " PROGRAMS "faults ok");
+    ASSERT_STATUS(r, 2);
+    ASSERT_ERR_HAS(r, "--schedule is for the simulator");
+    run_free(&r);
+    r = run("--backend gpu --detector hb -- " PROGRAMS "faults ok");
+    ASSERT_STATUS(r, 2);
+    ASSERT_ERR_HAS(r, "--detector fsm");
     run_free(&r);
     r = run("--launches many -- " PROGRAMS "faults ok");
     ASSERT_STATUS(r, 2);
