@@ -339,11 +339,20 @@ static void emit_access(sim_run *r, const gr_exec_hooks *hooks, const sim_insn *
     hooks->access(hooks->ctx, &ev);
 }
 
-/* The events of one access: the lanes the access filter lets go (sim_filter.h) reach only the
- * user's hooks, the others the launch's hooks (the detector, which passes them on). */
+/* The lanes of `mask` the access filter lets go (sim_filter.h). `lo` and `hi` are the lowest
+ * and highest generic address of the lanes when the caller knows them (hi >= lo), else hi < lo:
+ * when one of the site's ranges holds both, it holds every lane, decided once for the warp. */
+static uint32_t filtered_lanes(const sim_run *r, const sim_insn *in, uint32_t mask, uint32_t size,
+                               uint64_t lo, uint64_t hi) {
+    if (!in->filter_site || !r->filter || !mask) return 0;
+    if (hi >= lo && sim_filter_holds(r, in, lo, hi, size)) return mask;
+    return sim_filter_lanes(r, in, mask, size);
+}
+
+/* The events of one access: the lanes the access filter lets go (`skip`) reach only the user's
+ * hooks, the others the launch's hooks (the detector, which passes them on). */
 static void emit_events(sim_run *r, const sim_insn *in, sim_warp *w, uint32_t gmask, uint32_t smask,
-                        uint8_t kind, uint32_t size, uint32_t group_mask) {
-    uint32_t skip = in->filter_site && r->filter ? sim_filter_lanes(r, in, gmask | smask, size) : 0;
+                        uint32_t skip, uint8_t kind, uint32_t size, uint32_t group_mask) {
     const gr_exec_hooks *h = r->launch->hooks;
     emit_access(r, h, in, w, gmask & ~skip, SP_GLOBAL, kind, size, group_mask);
     emit_access(r, h, in, w, smask & ~skip, SP_SHARED, kind, size, group_mask);
@@ -353,17 +362,99 @@ static void emit_events(sim_run *r, const sim_insn *in, sim_warp *w, uint32_t gm
     emit_access(r, h, in, w, smask & skip, SP_SHARED, kind, size, group_mask);
 }
 
+/* The common case of an explicit .global or .shared access in one pass over the lanes: every
+ * active lane's bytes lie in one global allocation (with the parameter provenance check of
+ * resolve_lanes passing) or, for shared, one static variable or the dynamic part, and every
+ * address is aligned. Then the lanes' checks of translate() all pass: ptrs, r->ev_addr and
+ * the lowest and highest generic address are filled and the result is the space. Otherwise
+ * SP_GENERIC and nothing is decided: the lane-by-lane path finds and reports the lane. */
+static int resolve_uniform(sim_run *r, const sim_insn *in, sim_warp *w, const uint64_t *base,
+                           uint32_t m, uint32_t size, uint32_t align, uint8_t **ptrs,
+                           uint64_t *lo_out, uint64_t *hi_out) {
+    if ((in->space != SP_GLOBAL && in->space != SP_SHARED) || in->addr_is_frame ||
+        (align & (align - 1)))
+        return SP_GENERIC;
+    uint64_t *ga = r->ev_addr, lo = UINT64_MAX, hi = 0, bits = 0;
+    const uint64_t imm = (uint64_t)in->imm;
+    const bool shared = in->space == SP_SHARED;
+    if (base && !in->addr32 && !shared && m == UINT32_MAX) {
+        for (int l = 0; l < SIM_LANES; l++) ga[l] = imm + base[l];
+    } else {
+        FOR_LANES(m) {
+            int l = LANE;
+            uint64_t a = lane_addr(in, base, w, l);
+            ga[l] = shared ? (uint32_t)a : a;
+        }
+    }
+    FOR_LANES(m) {
+        uint64_t a = ga[LANE];
+        lo = a < lo ? a : lo;
+        hi = a > hi ? a : hi;
+        bits |= a;
+    }
+    if (bits & (align - 1)) return SP_GENERIC;
+    if (!shared) {
+        const sim_alloc *a = r->last_alloc;
+        if (!a || lo < a->addr || lo - a->addr >= a->size) a = find_alloc(r->be, lo);
+        if (!a || hi - a->addr >= a->size || a->size - (hi - a->addr) < size) return SP_GENERIC;
+        if (in->base_param && in->base_param <= r->nparam_alloc &&
+            r->param_alloc[in->base_param - 1] && a->addr != r->param_alloc[in->base_param - 1])
+            return SP_GENERIC;
+        r->last_alloc = a;
+        uint8_t *host = a->host - a->addr;
+        FOR_LANES(m) ptrs[LANE] = host + ga[LANE];
+        *lo_out = lo;
+        *hi_out = hi;
+        return SP_GLOBAL;
+    }
+    /* shared: below the static layout's end, inside one variable (not a guard gap); above it,
+     * inside the block's shared memory */
+    if (hi + size > r->shared_size) return SP_GENERIC;
+    if (lo < r->prog->static_shared) {
+        const sim_global_var *g = r->last_shared_var;
+        if (!g || lo < g->addr || hi + size > g->addr + g->size) {
+            g = NULL;
+            for (int32_t i = 0; i < r->prog->nvars && !g; i++) {
+                const sim_global_var *v = &r->prog->vars[i];
+                if (v->space == PTX_SPACE_SHARED && !v->var->is_extern && lo >= v->addr &&
+                    hi + size <= v->addr + v->size)
+                    g = v;
+            }
+            if (!g) return SP_GENERIC;
+            r->last_shared_var = g;
+        }
+    }
+    uint8_t *sh = w->block->shared;
+    FOR_LANES(m) {
+        int l = LANE;
+        ptrs[l] = sh + ga[l];
+        ga[l] += SIM_SHARED_BASE;
+    }
+    *lo_out = SIM_SHARED_BASE + lo;
+    *hi_out = SIM_SHARED_BASE + hi;
+    return SP_SHARED;
+}
+
 /* Resolves the addresses of every active lane: host pointers into `ptrs`; false (run stopped)
  * on the first out-of-bounds or misaligned lane. Events go out per space. */
 static bool resolve_lanes(sim_run *r, const sim_insn *in, sim_warp *w, const uint64_t *R,
                           uint32_t m, uint32_t size, uint32_t align, uint8_t kind,
                           uint8_t **ptrs, uint32_t group_mask) {
     const uint64_t *base = in->addr >= 0 ? R + (size_t)in->addr * SIM_LANES : NULL;
+    uint64_t lo = 1, hi = 0;
+    int sp = resolve_uniform(r, in, w, base, m, size, align, ptrs, &lo, &hi);
+    if (sp != SP_GENERIC) {
+        if (!r->launch->hooks) return true;
+        uint32_t skip = filtered_lanes(r, in, m, size, lo, hi);
+        if (skip == m && !sim_filter_user_hooks(r)) return true; /* no event to build */
+        emit_events(r, in, w, sp == SP_GLOBAL ? m : 0, sp == SP_SHARED ? m : 0, skip, kind, size,
+                    group_mask);
+        return true;
+    }
     uint32_t gmask = 0, smask = 0;
     FOR_LANES(m) {
         int l = LANE;
         uint64_t a = lane_addr(in, base, w, l), gen = 0;
-        int sp;
         uint8_t *p = translate(r, w, l, in->space, a, size, &gen, &sp);
         if (!p) {
             out_of_bounds(r, in, w, l, sp, gen, size, kind != GR_EXEC_READ);
@@ -384,7 +475,9 @@ static bool resolve_lanes(sim_run *r, const sim_insn *in, sim_warp *w, const uin
         if (sp == SP_GLOBAL) gmask |= 1u << l;
         else if (sp == SP_SHARED) smask |= 1u << l;
     }
-    if (r->launch->hooks) emit_events(r, in, w, gmask, smask, kind, size, group_mask);
+    if (r->launch->hooks)
+        emit_events(r, in, w, gmask, smask, filtered_lanes(r, in, gmask | smask, size, 1, 0), kind,
+                    size, group_mask);
     return true;
 }
 
