@@ -377,21 +377,22 @@ static int resolve_uniform(sim_run *r, const sim_insn *in, sim_warp *w, const ui
     uint64_t *ga = r->ev_addr, lo = UINT64_MAX, hi = 0, bits = 0;
     const uint64_t imm = (uint64_t)in->imm;
     const bool shared = in->space == SP_SHARED;
-    if (base && !in->addr32 && !shared && m == UINT32_MAX) {
-        for (int l = 0; l < SIM_LANES; l++) ga[l] = imm + base[l];
+    /* the address of lane l (lane_addr without the frame; shared addresses wrap at 32 bits) */
+#define UNIFORM_LANE(l)                                                                    \
+    do {                                                                                   \
+        uint64_t a_ = imm + (base ? (in->addr32 ? (uint32_t)base[l] : base[l]) : 0);      \
+        a_ = shared ? (uint32_t)a_ : a_;                                                   \
+        ga[l] = a_;                                                                        \
+        lo = a_ < lo ? a_ : lo;                                                            \
+        hi = a_ > hi ? a_ : hi;                                                            \
+        bits |= a_;                                                                        \
+    } while (0)
+    if (m == UINT32_MAX) {
+        for (int l = 0; l < SIM_LANES; l++) UNIFORM_LANE(l);
     } else {
-        FOR_LANES(m) {
-            int l = LANE;
-            uint64_t a = lane_addr(in, base, w, l);
-            ga[l] = shared ? (uint32_t)a : a;
-        }
+        FOR_LANES(m) UNIFORM_LANE(LANE);
     }
-    FOR_LANES(m) {
-        uint64_t a = ga[LANE];
-        lo = a < lo ? a : lo;
-        hi = a > hi ? a : hi;
-        bits |= a;
-    }
+#undef UNIFORM_LANE
     if (bits & (align - 1)) return SP_GENERIC;
     if (!shared) {
         const sim_alloc *a = r->last_alloc;
@@ -401,8 +402,12 @@ static int resolve_uniform(sim_run *r, const sim_insn *in, sim_warp *w, const ui
             r->param_alloc[in->base_param - 1] && a->addr != r->param_alloc[in->base_param - 1])
             return SP_GENERIC;
         r->last_alloc = a;
-        uint8_t *host = a->host - a->addr;
-        FOR_LANES(m) ptrs[LANE] = host + ga[LANE];
+        const uintptr_t host = (uintptr_t)a->host - (uintptr_t)a->addr;
+        if (m == UINT32_MAX) {
+            for (int l = 0; l < SIM_LANES; l++) ptrs[l] = (uint8_t *)(host + (uintptr_t)ga[l]);
+        } else {
+            FOR_LANES(m) ptrs[LANE] = (uint8_t *)(host + (uintptr_t)ga[LANE]);
+        }
         *lo_out = lo;
         *hi_out = hi;
         return SP_GLOBAL;
@@ -425,10 +430,17 @@ static int resolve_uniform(sim_run *r, const sim_insn *in, sim_warp *w, const ui
         }
     }
     uint8_t *sh = w->block->shared;
-    FOR_LANES(m) {
-        int l = LANE;
-        ptrs[l] = sh + ga[l];
-        ga[l] += SIM_SHARED_BASE;
+    if (m == UINT32_MAX) {
+        for (int l = 0; l < SIM_LANES; l++) {
+            ptrs[l] = sh + ga[l];
+            ga[l] += SIM_SHARED_BASE;
+        }
+    } else {
+        FOR_LANES(m) {
+            int l = LANE;
+            ptrs[l] = sh + ga[l];
+            ga[l] += SIM_SHARED_BASE;
+        }
     }
     *lo_out = SIM_SHARED_BASE + lo;
     *hi_out = SIM_SHARED_BASE + hi;
@@ -512,9 +524,19 @@ static void exec_ld(sim_run *r, const sim_insn *in, sim_warp *w, uint64_t *R, ui
     if (!resolve_lanes(r, in, w, R, m, size, size, GR_EXEC_READ, ptrs, group_mask)) return;
     for (int v = 0; v < in->vec; v++) {
         uint64_t *D = R + (size_t)in->d[v] * SIM_LANES;
+        const size_t off = (size_t)v * es;
+        if (m == UINT32_MAX && es == 4 && !(in->is_signed && in->bits < 64)) {
+            /* the common full-warp 32-bit load, without the per-lane size switch */
+            for (int l = 0; l < SIM_LANES; l++) {
+                uint32_t x;
+                memcpy(&x, ptrs[l] + off, 4);
+                D[l] = x;
+            }
+            continue;
+        }
         FOR_LANES(m) {
             int l = LANE;
-            D[l] = load_extend(load_bytes(ptrs[l] + (size_t)v * es, es), in);
+            D[l] = load_extend(load_bytes(ptrs[l] + off, es), in);
         }
     }
 }
@@ -527,6 +549,13 @@ static void exec_st(sim_run *r, const sim_insn *in, sim_warp *w, uint64_t *R, ui
     /* lanes store in lane order: the highest lane's value wins a same-address conflict */
     for (int v = 0; v < in->vec; v++) {
         const uint64_t *S = ROW(in->a[v]);
+        if (m == UINT32_MAX && es == 4) { /* the common full-warp 32-bit store, in lane order */
+            for (int l = 0; l < SIM_LANES; l++) {
+                uint32_t x = (uint32_t)S[l];
+                memcpy(ptrs[l] + (size_t)v * es, &x, 4);
+            }
+            continue;
+        }
         FOR_LANES(m) {
             int l = LANE;
             store_bytes(ptrs[l] + (size_t)v * es, S[l], es);
