@@ -94,6 +94,14 @@ static inline double sat_d(double f) { return f > 0.0 ? (f < 1.0 ? f : 1.0) : 0.
  * result where the lane is active: a branch-free loop the compiler vectorizes. */
 #define PURE(expr)                                                                         \
     do {                                                                                   \
+        if (m == UINT32_MAX) { /* the converged warp: no mask to keep */                   \
+            for (int l = 0; l < SIM_LANES; l++) {                                          \
+                uint64_t x = A[l], y = B[l], z = C[l];                                     \
+                (void)x, (void)y, (void)z;                                                 \
+                D[l] = (expr);                                                             \
+            }                                                                              \
+            break;                                                                         \
+        }                                                                                  \
         for (int l = 0; l < SIM_LANES; l++) {                                              \
             uint64_t x = A[l], y = B[l], z = C[l];                                         \
             (void)x, (void)y, (void)z;                                                     \
@@ -750,6 +758,45 @@ static uint64_t int_div(uint64_t a, uint64_t b, bool sig, int bits, bool rem) {
     return rem ? x % y : x / y;
 }
 
+/* 32-bit div or rem of the lanes of `m` when they share one divisor of magnitude 2 or more (an
+ * index modulo a size, say): multiplications by its rounded-up reciprocal M = ceil(2^64 / d),
+ * exact for every 32-bit dividend (Lemire, Kaser and Kurz, "Faster remainder by direct
+ * computation", 2019), instead of one hardware division per lane. Signed operands divide by
+ * magnitudes and take C's signs (quotient toward zero, remainder with the dividend's sign),
+ * as int_div does. False, with nothing written, when the divisor differs between lanes or is
+ * 0, 1 or -1 (int_div's special cases). */
+static bool div32_by_one(const sim_insn *in, const uint64_t *A, const uint64_t *B, uint64_t *D,
+                         uint32_t m) {
+    const uint32_t y = (uint32_t)B[__builtin_ctz(m)];
+    uint32_t differ = 0;
+    FOR_LANES(m) differ |= (uint32_t)B[LANE] ^ y;
+    const bool sig = in->is_signed, rem = in->h == H_REM, yneg = sig && (int32_t)y < 0;
+    const uint32_t d = yneg ? 0u - y : y;
+    if (differ || d < 2) return false;
+    const uint64_t M = UINT64_MAX / d + 1;
+#define DIV32_LANE(l)                                                                      \
+    do {                                                                                   \
+        uint32_t x_ = (uint32_t)A[l];                                                      \
+        bool xneg_ = sig && (int32_t)x_ < 0;                                               \
+        uint32_t ax_ = xneg_ ? 0u - x_ : x_, v_;                                           \
+        if (rem) {                                                                         \
+            v_ = (uint32_t)(((unsigned __int128)(M * ax_) * d) >> 64);                    \
+            v_ = xneg_ ? 0u - v_ : v_;                                                     \
+        } else {                                                                           \
+            v_ = (uint32_t)(((unsigned __int128)M * ax_) >> 64);                          \
+            v_ = xneg_ != yneg ? 0u - v_ : v_;                                             \
+        }                                                                                  \
+        D[l] = v_;                                                                         \
+    } while (0)
+    if (m == UINT32_MAX) {
+        for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
+    } else {
+        FOR_LANES(m) DIV32_LANE(LANE);
+    }
+#undef DIV32_LANE
+    return true;
+}
+
 static uint64_t bfe(uint64_t a, uint64_t b, uint64_t c, bool sig, int bits) {
     uint32_t pos = (uint32_t)(b & 0xff), len = (uint32_t)(c & 0xff);
     uint64_t x = zx(a, bits);
@@ -973,6 +1020,7 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
         return true;
     case H_DIV:
     case H_REM:
+        if (bits == 32 && div32_by_one(in, A, B, D, m)) return true;
         FOR_LANES(m) {
             int l = LANE;
             D[l] = int_div(A[l], B[l], sig, bits, in->h == H_REM);
