@@ -395,7 +395,15 @@ static int resolve_uniform(sim_run *r, const sim_insn *in, sim_warp *w, const ui
         hi = a_ > hi ? a_ : hi;                                                            \
         bits |= a_;                                                                        \
     } while (0)
-    if (m == UINT32_MAX) {
+    if (m == UINT32_MAX && base && !in->addr32 && !shared) { /* a converged 64-bit global access */
+        for (int l = 0; l < SIM_LANES; l++) {
+            uint64_t a = imm + base[l];
+            ga[l] = a;
+            lo = a < lo ? a : lo;
+            hi = a > hi ? a : hi;
+            bits |= a;
+        }
+    } else if (m == UINT32_MAX) {
         for (int l = 0; l < SIM_LANES; l++) UNIFORM_LANE(l);
     } else {
         FOR_LANES(m) UNIFORM_LANE(LANE);
@@ -647,13 +655,15 @@ static void exec_cp_async(sim_run *r, const sim_insn *in, sim_warp *w, uint64_t 
 
 static uint64_t sreg_value(const sim_run *r, const sim_warp *w, int l, int64_t imm) {
     int sreg = (int)(imm & 0xffff), comp = (int)(imm >> 16);
-    uint32_t tid = w->warp_in_block * SIM_LANES + (uint32_t)l;
     const gr_dim3 *b = &r->block, *g = &r->grid, *c = &w->block->idx;
-    uint32_t t3[3] = {tid % b->x, tid / b->x % b->y, tid / (b->x * b->y)};
     uint32_t nt[3] = {b->x, b->y, b->z}, ct[3] = {c->x, c->y, c->z}, nc[3] = {g->x, g->y, g->z};
     if (comp > 2) comp = 0;
     switch (sreg) {
-    case PTX_SREG_TID: return t3[comp];
+    case PTX_SREG_TID: {
+        /* only the component asked for: each costs divisions, and this runs per lane */
+        uint32_t tid = w->warp_in_block * SIM_LANES + (uint32_t)l;
+        return comp == 0 ? tid % b->x : comp == 1 ? tid / b->x % b->y : tid / (b->x * b->y);
+    }
     case PTX_SREG_NTID: return nt[comp];
     case PTX_SREG_CTAID: case PTX_SREG_CLUSTERID: return ct[comp];
     case PTX_SREG_NCTAID: case PTX_SREG_NCLUSTERID: return nc[comp];
@@ -1290,6 +1300,25 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
         }
         return true;
     case H_MOV_SREG:
+        if ((in->imm & 0xffff) == PTX_SREG_TID) {
+            /* %tid of the warp's lanes by counting through the block from its first thread:
+             * three divisions per warp instead of per lane (sreg_value's values) */
+            const gr_dim3 *b = &r->block;
+            uint32_t t0 = w->warp_in_block * SIM_LANES, comp = (uint32_t)(in->imm >> 16);
+            uint32_t t[3] = {t0 % b->x, t0 / b->x % b->y, t0 / (b->x * b->y)};
+            if (comp > 2) comp = 0;
+            for (int l = 0; l < SIM_LANES; l++) {
+                if ((m >> l) & 1) D[l] = zx(t[comp], bits);
+                if (++t[0] == b->x) {
+                    t[0] = 0;
+                    if (++t[1] == b->y) {
+                        t[1] = 0;
+                        t[2]++;
+                    }
+                }
+            }
+            return true;
+        }
         FOR_LANES(m) {
             int l = LANE;
             D[l] = zx(sreg_value(r, w, l, in->imm), bits);

@@ -24,6 +24,10 @@ static inline uint64_t rng_next(uint64_t *s) {
 /* Branch-free over all lanes (the compiler vectorizes it): this runs before every memory
  * instruction and at the end of every quantum. */
 static void set_pcs(sim_warp *w, uint32_t mask, int32_t pc) {
+    if (mask == UINT32_MAX) {
+        for (int l = 0; l < SIM_LANES; l++) w->pc[l] = pc;
+        return;
+    }
     for (int l = 0; l < SIM_LANES; l++) w->pc[l] = (mask >> l) & 1 ? pc : w->pc[l];
 }
 
