@@ -775,15 +775,23 @@ static uint64_t int_div(uint64_t a, uint64_t b, bool sig, int bits, bool rem) {
  * magnitudes and take C's signs (quotient toward zero, remainder with the dividend's sign),
  * as int_div does. False, with nothing written, when the divisor differs between lanes or is
  * 0, 1 or -1 (int_div's special cases). */
-static bool div32_by_one(const sim_insn *in, const uint64_t *A, const uint64_t *B, uint64_t *D,
-                         uint32_t m) {
+static bool div32_by_one(sim_run *r, const sim_insn *in, const uint64_t *A, const uint64_t *B,
+                         uint64_t *D, uint32_t m) {
     const uint32_t y = (uint32_t)B[__builtin_ctz(m)];
     uint32_t differ = 0;
-    FOR_LANES(m) differ |= (uint32_t)B[LANE] ^ y;
+    if (m == UINT32_MAX) {
+        for (int l = 0; l < SIM_LANES; l++) differ |= (uint32_t)B[l] ^ y;
+    } else {
+        FOR_LANES(m) differ |= (uint32_t)B[LANE] ^ y;
+    }
     const bool sig = in->is_signed, rem = in->h == H_REM, yneg = sig && (int32_t)y < 0;
     const uint32_t d = yneg ? 0u - y : y;
     if (differ || d < 2) return false;
-    const uint64_t M = UINT64_MAX / d + 1;
+    if (r->div_d != d) { /* the reciprocal costs a 64-bit division: kept for the next warp */
+        r->div_d = d;
+        r->div_m = UINT64_MAX / d + 1;
+    }
+    const uint64_t M = r->div_m;
 #define DIV32_LANE(l)                                                                      \
     do {                                                                                   \
         uint32_t x_ = (uint32_t)A[l];                                                      \
@@ -1030,7 +1038,7 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
         return true;
     case H_DIV:
     case H_REM:
-        if (bits == 32 && div32_by_one(in, A, B, D, m)) return true;
+        if (bits == 32 && div32_by_one(r, in, A, B, D, m)) return true;
         FOR_LANES(m) {
             int l = LANE;
             D[l] = int_div(A[l], B[l], sig, bits, in->h == H_REM);
