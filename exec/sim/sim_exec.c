@@ -768,46 +768,43 @@ static uint64_t int_div(uint64_t a, uint64_t b, bool sig, int bits, bool rem) {
     return rem ? x % y : x / y;
 }
 
-/* 32-bit div or rem of the lanes of `m` when they share one divisor of magnitude 2 or more (an
- * index modulo a size, say): multiplications by its rounded-up reciprocal M = ceil(2^64 / d),
- * exact for every 32-bit dividend (Lemire, Kaser and Kurz, "Faster remainder by direct
- * computation", 2019), instead of one hardware division per lane. Signed operands divide by
- * magnitudes and take C's signs (quotient toward zero, remainder with the dividend's sign),
- * as int_div does. False, with nothing written, when the divisor differs between lanes or is
- * 0, 1 or -1 (int_div's special cases). */
-static bool div32_by_one(sim_run *r, const sim_insn *in, const uint64_t *A, const uint64_t *B,
-                         uint64_t *D, uint32_t m) {
-    const uint32_t y = (uint32_t)B[__builtin_ctz(m)];
-    uint32_t differ = 0;
+/* 32-bit div or rem of the lanes of `m` through double division, which the compiler vectorizes
+ * (one hardware division per lane otherwise). Exact: both operands are exact in a double, the
+ * fractional part of x / y is a multiple of 1 / |y|, and the quotient's rounding error (at
+ * most one ulp, 2^-52 * 2^32 / |y|, in any rounding mode) can neither reach nor cross the next
+ * integer, so truncating it gives C's quotient (toward zero); the remainder is x - q * y in
+ * 32-bit arithmetic, with the dividend's sign. False, with nothing written, when a lane divides
+ * by 0 or, signed, by -1 (int_div's special cases). */
+static bool div32_lanes(const sim_insn *in, const uint64_t *A, const uint64_t *B, uint64_t *D,
+                        uint32_t m) {
+    const bool sig = in->is_signed, rem = in->h == H_REM;
+    uint32_t special = 0;
+    const uint32_t minus_one = sig ? UINT32_MAX : 0; /* unsigned: no such divisor besides 0 */
+#define SPECIAL_DIVISOR(l) ((uint32_t)((uint32_t)B[l] == 0) | (uint32_t)(minus_one && (uint32_t)B[l] == minus_one))
     if (m == UINT32_MAX) {
-        for (int l = 0; l < SIM_LANES; l++) differ |= (uint32_t)B[l] ^ y;
+        for (int l = 0; l < SIM_LANES; l++) special |= SPECIAL_DIVISOR(l);
     } else {
-        FOR_LANES(m) differ |= (uint32_t)B[LANE] ^ y;
+        FOR_LANES(m) special |= SPECIAL_DIVISOR(LANE);
     }
-    const bool sig = in->is_signed, rem = in->h == H_REM, yneg = sig && (int32_t)y < 0;
-    const uint32_t d = yneg ? 0u - y : y;
-    if (differ || d < 2) return false;
-    if (r->div_d != d) { /* the reciprocal costs a 64-bit division: kept for the next warp */
-        r->div_d = d;
-        r->div_m = UINT64_MAX / d + 1;
-    }
-    const uint64_t M = r->div_m;
+#undef SPECIAL_DIVISOR
+    if (special) return false;
 #define DIV32_LANE(l)                                                                      \
     do {                                                                                   \
-        uint32_t x_ = (uint32_t)A[l];                                                      \
-        bool xneg_ = sig && (int32_t)x_ < 0;                                               \
-        uint32_t ax_ = xneg_ ? 0u - x_ : x_, v_;                                           \
-        if (rem) {                                                                         \
-            v_ = (uint32_t)(((unsigned __int128)(M * ax_) * d) >> 64);                    \
-            v_ = xneg_ ? 0u - v_ : v_;                                                     \
+        if (sig) {                                                                         \
+            int32_t x_ = (int32_t)(uint32_t)A[l], y_ = (int32_t)(uint32_t)B[l];            \
+            int32_t q_ = (int32_t)((double)x_ / (double)y_);                               \
+            D[l] = rem ? (uint32_t)x_ - (uint32_t)q_ * (uint32_t)y_ : (uint32_t)q_;        \
         } else {                                                                           \
-            v_ = (uint32_t)(((unsigned __int128)M * ax_) >> 64);                          \
-            v_ = xneg_ != yneg ? 0u - v_ : v_;                                             \
+            uint32_t x_ = (uint32_t)A[l], y_ = (uint32_t)B[l];                             \
+            uint32_t q_ = (uint32_t)(int64_t)((double)x_ / (double)y_);                    \
+            D[l] = rem ? x_ - q_ * y_ : q_;                                                \
         }                                                                                  \
-        D[l] = v_;                                                                         \
     } while (0)
     if (m == UINT32_MAX) {
-        for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
+        if (sig && rem) for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
+        else if (sig) for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
+        else if (rem) for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
+        else for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
     } else {
         FOR_LANES(m) DIV32_LANE(LANE);
     }
@@ -1038,7 +1035,7 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
         return true;
     case H_DIV:
     case H_REM:
-        if (bits == 32 && div32_by_one(r, in, A, B, D, m)) return true;
+        if (bits == 32 && div32_lanes(in, A, B, D, m)) return true;
         FOR_LANES(m) {
             int l = LANE;
             D[l] = int_div(A[l], B[l], sig, bits, in->h == H_REM);

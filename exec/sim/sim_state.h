@@ -114,8 +114,6 @@ typedef struct sim_run {
     const sim_alloc *last_alloc; /* the allocation the last global access hit */
     const sim_global_var *last_shared_var; /* the static shared variable the last
                                             * warp-wide shared access lay in */
-    uint32_t div_d;            /* the last warp-wide 32-bit divisor magnitude (0: none) and */
-    uint64_t div_m;            /* its reciprocal ceil(2^64 / div_d) (sim_exec.c div32_by_one) */
     uint64_t zero_row[SIM_LANES];
     /* results */
     gr_launch_result *res;
