@@ -407,13 +407,14 @@ Test(sim_filter, warps_across_buffers_and_past_the_end_match_lane_by_lane) {
                 cr_expect_eq(lanes[f], 32u * 4, "the faulting store reaches no hook");
             }
             if (!s) {
-                int got[32];
+                uint32_t got[32];
                 gr_error err = GR_ERROR_INIT;
                 cr_assert(gr_backend_read(c.be, c.buf[2], got, sizeof got, &err));
-                for (int t = 0; t < 32; t++) {
-                    /* a and b hold bytes 0, 1, 2, ... (sim_open): int k is 4k | 4k+1 << 8 | ... */
-                    int k = t & 15, word = (4 * k) | (4 * k + 1) << 8 | (4 * k + 2) << 16 | (4 * k + 3) << 24;
-                    cr_expect_eq(got[t], (word + k) * 1000 + word + k + 16, "out[%d]", t);
+                for (uint32_t t = 0; t < 32; t++) {
+                    /* a and b hold bytes 0, 1, 2, ... (sim_open): int k is 4k | 4k+1 << 8 | ...;
+                     * the kernel's int arithmetic wraps as the GPU's does */
+                    uint32_t k = t & 15, word = (4 * k) | (4 * k + 1) << 8 | (4 * k + 2) << 16 | (4 * k + 3) << 24;
+                    cr_expect_eq(got[t], (word + k) * 1000u + word + k + 16, "out[%u]", t);
                 }
             }
             gr_launch_result_free(&res[0]);
