@@ -986,7 +986,9 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
     case H_MUL_HI: PURE(mul_hi(x, y, sig, bits)); return true;
     case H_MAD_HI: PURE(zx(mul_hi(x, y, sig, bits) + z, bits)); return true;
     case H_MUL_WIDE:
-        if (sig) PURE(zx((uint64_t)(sx(x, bits) * sx(y, bits)), bits * 2));
+        if (bits == 32 && sig) PURE((uint64_t)((int64_t)(int32_t)x * (int32_t)y));
+        else if (bits == 32) PURE((uint64_t)(uint32_t)x * (uint32_t)y);
+        else if (sig) PURE(zx((uint64_t)(sx(x, bits) * sx(y, bits)), bits * 2));
         else PURE(zx(zx(x, bits) * zx(y, bits), bits * 2));
         return true;
     case H_MAD_WIDE:
@@ -1136,6 +1138,9 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
     case H_SETP: {
         uint64_t *D2 = in->d[1] >= 0 ? R + (size_t)in->d[1] * SIM_LANES : NULL;
         bool ftz = (in->flags & PTX_F_FTZ) != 0;
+        /* how many bits apart the operands are (value profile), while a lane may come closer */
+        uint8_t *closest = in->cmp_slot && r->res->cmp_closest ? &r->res->cmp_closest[in->cmp_slot - 1] : NULL;
+        if (closest && *closest == 0) closest = NULL;
         FOR_LANES(m) {
             int l = LANE;
             int t;
@@ -1147,8 +1152,7 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
                 t = cmp_float(in->cmp, x, y);
             } else {
                 t = cmp_int(in->cmp, A[l], B[l], sig, bits);
-                if (in->cmp_slot && r->res->cmp_closest) { /* how many bits apart the operands are (value profile) */
-                    uint8_t *closest = &r->res->cmp_closest[in->cmp_slot - 1];
+                if (closest) {
                     uint8_t dist = (uint8_t)__builtin_popcountll(zx(A[l] ^ B[l], bits));
                     if (dist < *closest) *closest = dist;
                 }
