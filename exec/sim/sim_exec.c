@@ -780,7 +780,8 @@ static bool div32_lanes(const sim_insn *in, const uint64_t *A, const uint64_t *B
     const bool sig = in->is_signed, rem = in->h == H_REM;
     uint32_t special = 0;
     const uint32_t minus_one = sig ? UINT32_MAX : 0; /* unsigned: no such divisor besides 0 */
-#define SPECIAL_DIVISOR(l) ((uint32_t)((uint32_t)B[l] == 0) | (uint32_t)(minus_one && (uint32_t)B[l] == minus_one))
+#define SPECIAL_DIVISOR(l)                                                                 \
+    ((uint32_t)((uint32_t)B[l] == 0) | (uint32_t)(minus_one && (uint32_t)B[l] == minus_one))
     if (m == UINT32_MAX) {
         for (int l = 0; l < SIM_LANES; l++) special |= SPECIAL_DIVISOR(l);
     } else {
@@ -800,7 +801,7 @@ static bool div32_lanes(const sim_insn *in, const uint64_t *A, const uint64_t *B
             D[l] = rem ? x_ - q_ * y_ : q_;                                                \
         }                                                                                  \
     } while (0)
-    if (m == UINT32_MAX) {
+    if (m == UINT32_MAX) { /* one loop per form, each without the form's tests inside */
         if (sig && rem) for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
         else if (sig) for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
         else if (rem) for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
@@ -1139,7 +1140,8 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
         uint64_t *D2 = in->d[1] >= 0 ? R + (size_t)in->d[1] * SIM_LANES : NULL;
         bool ftz = (in->flags & PTX_F_FTZ) != 0;
         /* how many bits apart the operands are (value profile), while a lane may come closer */
-        uint8_t *closest = in->cmp_slot && r->res->cmp_closest ? &r->res->cmp_closest[in->cmp_slot - 1] : NULL;
+        uint8_t *closest =
+            in->cmp_slot && r->res->cmp_closest ? &r->res->cmp_closest[in->cmp_slot - 1] : NULL;
         if (closest && *closest == 0) closest = NULL;
         FOR_LANES(m) {
             int l = LANE;
