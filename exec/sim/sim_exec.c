@@ -94,6 +94,14 @@ static inline double sat_d(double f) { return f > 0.0 ? (f < 1.0 ? f : 1.0) : 0.
  * result where the lane is active: a branch-free loop the compiler vectorizes. */
 #define PURE(expr)                                                                         \
     do {                                                                                   \
+        if (m == UINT32_MAX) { /* the converged warp: no mask to keep */                   \
+            for (int l = 0; l < SIM_LANES; l++) {                                          \
+                uint64_t x = A[l], y = B[l], z = C[l];                                     \
+                (void)x, (void)y, (void)z;                                                 \
+                D[l] = (expr);                                                             \
+            }                                                                              \
+            break;                                                                         \
+        }                                                                                  \
         for (int l = 0; l < SIM_LANES; l++) {                                              \
             uint64_t x = A[l], y = B[l], z = C[l];                                         \
             (void)x, (void)y, (void)z;                                                     \
@@ -339,11 +347,20 @@ static void emit_access(sim_run *r, const gr_exec_hooks *hooks, const sim_insn *
     hooks->access(hooks->ctx, &ev);
 }
 
-/* The events of one access: the lanes the access filter lets go (sim_filter.h) reach only the
- * user's hooks, the others the launch's hooks (the detector, which passes them on). */
+/* The lanes of `mask` the access filter lets go (sim_filter.h). `lo` and `hi` are the lowest
+ * and highest generic address of the lanes when the caller knows them (hi >= lo), else hi < lo:
+ * when one of the site's ranges holds both, it holds every lane, decided once for the warp. */
+static uint32_t filtered_lanes(const sim_run *r, const sim_insn *in, uint32_t mask, uint32_t size,
+                               uint64_t lo, uint64_t hi) {
+    if (!in->filter_site || !r->filter || !mask) return 0;
+    if (hi >= lo && sim_filter_holds(r, in, lo, hi, size)) return mask;
+    return sim_filter_lanes(r, in, mask, size);
+}
+
+/* The events of one access: the lanes the access filter lets go (`skip`) reach only the user's
+ * hooks, the others the launch's hooks (the detector, which passes them on). */
 static void emit_events(sim_run *r, const sim_insn *in, sim_warp *w, uint32_t gmask, uint32_t smask,
-                        uint8_t kind, uint32_t size, uint32_t group_mask) {
-    uint32_t skip = in->filter_site && r->filter ? sim_filter_lanes(r, in, gmask | smask, size) : 0;
+                        uint32_t skip, uint8_t kind, uint32_t size, uint32_t group_mask) {
     const gr_exec_hooks *h = r->launch->hooks;
     emit_access(r, h, in, w, gmask & ~skip, SP_GLOBAL, kind, size, group_mask);
     emit_access(r, h, in, w, smask & ~skip, SP_SHARED, kind, size, group_mask);
@@ -353,17 +370,119 @@ static void emit_events(sim_run *r, const sim_insn *in, sim_warp *w, uint32_t gm
     emit_access(r, h, in, w, smask & skip, SP_SHARED, kind, size, group_mask);
 }
 
+/* The common case of an explicit .global or .shared access in one pass over the lanes: every
+ * active lane's bytes lie in one global allocation (with the parameter provenance check of
+ * resolve_lanes passing) or, for shared, one static variable or the dynamic part, and every
+ * address is aligned. Then the lanes' checks of translate() all pass: ptrs, r->ev_addr and
+ * the lowest and highest generic address are filled and the result is the space. Otherwise
+ * SP_GENERIC and nothing is decided: the lane-by-lane path finds and reports the lane. */
+static int resolve_uniform(sim_run *r, const sim_insn *in, sim_warp *w, const uint64_t *base,
+                           uint32_t m, uint32_t size, uint32_t align, uint8_t **ptrs,
+                           uint64_t *lo_out, uint64_t *hi_out) {
+    if ((in->space != SP_GLOBAL && in->space != SP_SHARED) || in->addr_is_frame ||
+        (align & (align - 1)))
+        return SP_GENERIC;
+    uint64_t *ga = r->ev_addr, lo = UINT64_MAX, hi = 0, bits = 0;
+    const uint64_t imm = (uint64_t)in->imm;
+    const bool shared = in->space == SP_SHARED;
+    /* the address of lane l (lane_addr without the frame; shared addresses wrap at 32 bits) */
+#define UNIFORM_LANE(l)                                                                    \
+    do {                                                                                   \
+        uint64_t a_ = imm + (base ? (in->addr32 ? (uint32_t)base[l] : base[l]) : 0);      \
+        a_ = shared ? (uint32_t)a_ : a_;                                                   \
+        ga[l] = a_;                                                                        \
+        lo = a_ < lo ? a_ : lo;                                                            \
+        hi = a_ > hi ? a_ : hi;                                                            \
+        bits |= a_;                                                                        \
+    } while (0)
+    if (m == UINT32_MAX && base && !in->addr32 && !shared) { /* a converged 64-bit global access */
+        for (int l = 0; l < SIM_LANES; l++) {
+            uint64_t a = imm + base[l];
+            ga[l] = a;
+            lo = a < lo ? a : lo;
+            hi = a > hi ? a : hi;
+            bits |= a;
+        }
+    } else if (m == UINT32_MAX) {
+        for (int l = 0; l < SIM_LANES; l++) UNIFORM_LANE(l);
+    } else {
+        FOR_LANES(m) UNIFORM_LANE(LANE);
+    }
+#undef UNIFORM_LANE
+    if (bits & (align - 1)) return SP_GENERIC;
+    if (!shared) {
+        const sim_alloc *a = r->last_alloc;
+        if (!a || lo < a->addr || lo - a->addr >= a->size) a = find_alloc(r->be, lo);
+        if (!a || hi - a->addr >= a->size || a->size - (hi - a->addr) < size) return SP_GENERIC;
+        if (in->base_param && in->base_param <= r->nparam_alloc &&
+            r->param_alloc[in->base_param - 1] && a->addr != r->param_alloc[in->base_param - 1])
+            return SP_GENERIC;
+        r->last_alloc = a;
+        const uintptr_t host = (uintptr_t)a->host - (uintptr_t)a->addr;
+        if (m == UINT32_MAX) {
+            for (int l = 0; l < SIM_LANES; l++) ptrs[l] = (uint8_t *)(host + (uintptr_t)ga[l]);
+        } else {
+            FOR_LANES(m) ptrs[LANE] = (uint8_t *)(host + (uintptr_t)ga[LANE]);
+        }
+        *lo_out = lo;
+        *hi_out = hi;
+        return SP_GLOBAL;
+    }
+    /* shared: below the static layout's end, inside one variable (not a guard gap); above it,
+     * inside the block's shared memory */
+    if (hi + size > r->shared_size) return SP_GENERIC;
+    if (lo < r->prog->static_shared) {
+        const sim_global_var *g = r->last_shared_var;
+        if (!g || lo < g->addr || hi + size > g->addr + g->size) {
+            g = NULL;
+            for (int32_t i = 0; i < r->prog->nvars && !g; i++) {
+                const sim_global_var *v = &r->prog->vars[i];
+                if (v->space == PTX_SPACE_SHARED && !v->var->is_extern && lo >= v->addr &&
+                    hi + size <= v->addr + v->size)
+                    g = v;
+            }
+            if (!g) return SP_GENERIC;
+            r->last_shared_var = g;
+        }
+    }
+    uint8_t *sh = w->block->shared;
+    if (m == UINT32_MAX) {
+        for (int l = 0; l < SIM_LANES; l++) {
+            ptrs[l] = sh + ga[l];
+            ga[l] += SIM_SHARED_BASE;
+        }
+    } else {
+        FOR_LANES(m) {
+            int l = LANE;
+            ptrs[l] = sh + ga[l];
+            ga[l] += SIM_SHARED_BASE;
+        }
+    }
+    *lo_out = SIM_SHARED_BASE + lo;
+    *hi_out = SIM_SHARED_BASE + hi;
+    return SP_SHARED;
+}
+
 /* Resolves the addresses of every active lane: host pointers into `ptrs`; false (run stopped)
  * on the first out-of-bounds or misaligned lane. Events go out per space. */
 static bool resolve_lanes(sim_run *r, const sim_insn *in, sim_warp *w, const uint64_t *R,
                           uint32_t m, uint32_t size, uint32_t align, uint8_t kind,
                           uint8_t **ptrs, uint32_t group_mask) {
     const uint64_t *base = in->addr >= 0 ? R + (size_t)in->addr * SIM_LANES : NULL;
+    uint64_t lo = 1, hi = 0;
+    int sp = resolve_uniform(r, in, w, base, m, size, align, ptrs, &lo, &hi);
+    if (sp != SP_GENERIC) {
+        if (!r->launch->hooks) return true;
+        uint32_t skip = filtered_lanes(r, in, m, size, lo, hi);
+        if (skip == m && !sim_filter_user_hooks(r)) return true; /* no event to build */
+        emit_events(r, in, w, sp == SP_GLOBAL ? m : 0, sp == SP_SHARED ? m : 0, skip, kind, size,
+                    group_mask);
+        return true;
+    }
     uint32_t gmask = 0, smask = 0;
     FOR_LANES(m) {
         int l = LANE;
         uint64_t a = lane_addr(in, base, w, l), gen = 0;
-        int sp;
         uint8_t *p = translate(r, w, l, in->space, a, size, &gen, &sp);
         if (!p) {
             out_of_bounds(r, in, w, l, sp, gen, size, kind != GR_EXEC_READ);
@@ -384,7 +503,9 @@ static bool resolve_lanes(sim_run *r, const sim_insn *in, sim_warp *w, const uin
         if (sp == SP_GLOBAL) gmask |= 1u << l;
         else if (sp == SP_SHARED) smask |= 1u << l;
     }
-    if (r->launch->hooks) emit_events(r, in, w, gmask, smask, kind, size, group_mask);
+    if (r->launch->hooks)
+        emit_events(r, in, w, gmask, smask, filtered_lanes(r, in, gmask | smask, size, 1, 0), kind,
+                    size, group_mask);
     return true;
 }
 
@@ -419,9 +540,19 @@ static void exec_ld(sim_run *r, const sim_insn *in, sim_warp *w, uint64_t *R, ui
     if (!resolve_lanes(r, in, w, R, m, size, size, GR_EXEC_READ, ptrs, group_mask)) return;
     for (int v = 0; v < in->vec; v++) {
         uint64_t *D = R + (size_t)in->d[v] * SIM_LANES;
+        const size_t off = (size_t)v * es;
+        if (m == UINT32_MAX && es == 4 && !(in->is_signed && in->bits < 64)) {
+            /* the common full-warp 32-bit load, without the per-lane size switch */
+            for (int l = 0; l < SIM_LANES; l++) {
+                uint32_t x;
+                memcpy(&x, ptrs[l] + off, 4);
+                D[l] = x;
+            }
+            continue;
+        }
         FOR_LANES(m) {
             int l = LANE;
-            D[l] = load_extend(load_bytes(ptrs[l] + (size_t)v * es, es), in);
+            D[l] = load_extend(load_bytes(ptrs[l] + off, es), in);
         }
     }
 }
@@ -434,6 +565,13 @@ static void exec_st(sim_run *r, const sim_insn *in, sim_warp *w, uint64_t *R, ui
     /* lanes store in lane order: the highest lane's value wins a same-address conflict */
     for (int v = 0; v < in->vec; v++) {
         const uint64_t *S = ROW(in->a[v]);
+        if (m == UINT32_MAX && es == 4) { /* the common full-warp 32-bit store, in lane order */
+            for (int l = 0; l < SIM_LANES; l++) {
+                uint32_t x = (uint32_t)S[l];
+                memcpy(ptrs[l] + (size_t)v * es, &x, 4);
+            }
+            continue;
+        }
         FOR_LANES(m) {
             int l = LANE;
             store_bytes(ptrs[l] + (size_t)v * es, S[l], es);
@@ -517,13 +655,15 @@ static void exec_cp_async(sim_run *r, const sim_insn *in, sim_warp *w, uint64_t 
 
 static uint64_t sreg_value(const sim_run *r, const sim_warp *w, int l, int64_t imm) {
     int sreg = (int)(imm & 0xffff), comp = (int)(imm >> 16);
-    uint32_t tid = w->warp_in_block * SIM_LANES + (uint32_t)l;
     const gr_dim3 *b = &r->block, *g = &r->grid, *c = &w->block->idx;
-    uint32_t t3[3] = {tid % b->x, tid / b->x % b->y, tid / (b->x * b->y)};
     uint32_t nt[3] = {b->x, b->y, b->z}, ct[3] = {c->x, c->y, c->z}, nc[3] = {g->x, g->y, g->z};
     if (comp > 2) comp = 0;
     switch (sreg) {
-    case PTX_SREG_TID: return t3[comp];
+    case PTX_SREG_TID: {
+        /* only the component asked for: each costs divisions, and this runs per lane */
+        uint32_t tid = w->warp_in_block * SIM_LANES + (uint32_t)l;
+        return comp == 0 ? tid % b->x : comp == 1 ? tid / b->x % b->y : tid / (b->x * b->y);
+    }
     case PTX_SREG_NTID: return nt[comp];
     case PTX_SREG_CTAID: case PTX_SREG_CLUSTERID: return ct[comp];
     case PTX_SREG_NCTAID: case PTX_SREG_NCLUSTERID: return nc[comp];
@@ -626,6 +766,51 @@ static uint64_t int_div(uint64_t a, uint64_t b, bool sig, int bits, bool rem) {
     uint64_t x = zx(a, bits), y = zx(b, bits);
     if (y == 0) return rem ? x : zx(UINT64_MAX, bits);
     return rem ? x % y : x / y;
+}
+
+/* 32-bit div or rem of the lanes of `m` through double division, which the compiler vectorizes
+ * (one hardware division per lane otherwise). Exact: both operands are exact in a double, the
+ * fractional part of x / y is a multiple of 1 / |y|, and the quotient's rounding error (at
+ * most one ulp, 2^-52 * 2^32 / |y|, in any rounding mode) can neither reach nor cross the next
+ * integer, so truncating it gives C's quotient (toward zero); the remainder is x - q * y in
+ * 32-bit arithmetic, with the dividend's sign. False, with nothing written, when a lane divides
+ * by 0 or, signed, by -1 (int_div's special cases). */
+static bool div32_lanes(const sim_insn *in, const uint64_t *A, const uint64_t *B, uint64_t *D,
+                        uint32_t m) {
+    const bool sig = in->is_signed, rem = in->h == H_REM;
+    uint32_t special = 0;
+    const uint32_t minus_one = sig ? UINT32_MAX : 0; /* unsigned: no such divisor besides 0 */
+#define SPECIAL_DIVISOR(l)                                                                 \
+    ((uint32_t)((uint32_t)B[l] == 0) | (uint32_t)(minus_one && (uint32_t)B[l] == minus_one))
+    if (m == UINT32_MAX) {
+        for (int l = 0; l < SIM_LANES; l++) special |= SPECIAL_DIVISOR(l);
+    } else {
+        FOR_LANES(m) special |= SPECIAL_DIVISOR(LANE);
+    }
+#undef SPECIAL_DIVISOR
+    if (special) return false;
+#define DIV32_LANE(l)                                                                      \
+    do {                                                                                   \
+        if (sig) {                                                                         \
+            int32_t x_ = (int32_t)(uint32_t)A[l], y_ = (int32_t)(uint32_t)B[l];            \
+            int32_t q_ = (int32_t)((double)x_ / (double)y_);                               \
+            D[l] = rem ? (uint32_t)x_ - (uint32_t)q_ * (uint32_t)y_ : (uint32_t)q_;        \
+        } else {                                                                           \
+            uint32_t x_ = (uint32_t)A[l], y_ = (uint32_t)B[l];                             \
+            uint32_t q_ = (uint32_t)(int64_t)((double)x_ / (double)y_);                    \
+            D[l] = rem ? x_ - q_ * y_ : q_;                                                \
+        }                                                                                  \
+    } while (0)
+    if (m == UINT32_MAX) { /* one loop per form, each without the form's tests inside */
+        if (sig && rem) for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
+        else if (sig) for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
+        else if (rem) for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
+        else for (int l = 0; l < SIM_LANES; l++) DIV32_LANE(l);
+    } else {
+        FOR_LANES(m) DIV32_LANE(LANE);
+    }
+#undef DIV32_LANE
+    return true;
 }
 
 static uint64_t bfe(uint64_t a, uint64_t b, uint64_t c, bool sig, int bits) {
@@ -802,7 +987,9 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
     case H_MUL_HI: PURE(mul_hi(x, y, sig, bits)); return true;
     case H_MAD_HI: PURE(zx(mul_hi(x, y, sig, bits) + z, bits)); return true;
     case H_MUL_WIDE:
-        if (sig) PURE(zx((uint64_t)(sx(x, bits) * sx(y, bits)), bits * 2));
+        if (bits == 32 && sig) PURE((uint64_t)((int64_t)(int32_t)x * (int32_t)y));
+        else if (bits == 32) PURE((uint64_t)(uint32_t)x * (uint32_t)y);
+        else if (sig) PURE(zx((uint64_t)(sx(x, bits) * sx(y, bits)), bits * 2));
         else PURE(zx(zx(x, bits) * zx(y, bits), bits * 2));
         return true;
     case H_MAD_WIDE:
@@ -851,6 +1038,7 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
         return true;
     case H_DIV:
     case H_REM:
+        if (bits == 32 && div32_lanes(in, A, B, D, m)) return true;
         FOR_LANES(m) {
             int l = LANE;
             D[l] = int_div(A[l], B[l], sig, bits, in->h == H_REM);
@@ -951,6 +1139,10 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
     case H_SETP: {
         uint64_t *D2 = in->d[1] >= 0 ? R + (size_t)in->d[1] * SIM_LANES : NULL;
         bool ftz = (in->flags & PTX_F_FTZ) != 0;
+        /* how many bits apart the operands are (value profile), while a lane may come closer */
+        uint8_t *closest =
+            in->cmp_slot && r->res->cmp_closest ? &r->res->cmp_closest[in->cmp_slot - 1] : NULL;
+        if (closest && *closest == 0) closest = NULL;
         FOR_LANES(m) {
             int l = LANE;
             int t;
@@ -962,8 +1154,7 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
                 t = cmp_float(in->cmp, x, y);
             } else {
                 t = cmp_int(in->cmp, A[l], B[l], sig, bits);
-                if (in->cmp_slot && r->res->cmp_closest) { /* how many bits apart the operands are (value profile) */
-                    uint8_t *closest = &r->res->cmp_closest[in->cmp_slot - 1];
+                if (closest) {
                     uint8_t dist = (uint8_t)__builtin_popcountll(zx(A[l] ^ B[l], bits));
                     if (dist < *closest) *closest = dist;
                 }
@@ -1120,6 +1311,25 @@ static bool exec_alu(sim_run *r, sim_warp *w, const sim_insn *in, uint64_t *R, u
         }
         return true;
     case H_MOV_SREG:
+        if ((in->imm & 0xffff) == PTX_SREG_TID) {
+            /* %tid of the warp's lanes by counting through the block from its first thread:
+             * three divisions per warp instead of per lane (sreg_value's values) */
+            const gr_dim3 *b = &r->block;
+            uint32_t t0 = w->warp_in_block * SIM_LANES, comp = (uint32_t)(in->imm >> 16);
+            uint32_t t[3] = {t0 % b->x, t0 / b->x % b->y, t0 / (b->x * b->y)};
+            if (comp > 2) comp = 0;
+            for (int l = 0; l < SIM_LANES; l++) {
+                if ((m >> l) & 1) D[l] = zx(t[comp], bits);
+                if (++t[0] == b->x) {
+                    t[0] = 0;
+                    if (++t[1] == b->y) {
+                        t[1] = 0;
+                        t[2]++;
+                    }
+                }
+            }
+            return true;
+        }
         FOR_LANES(m) {
             int l = LANE;
             D[l] = zx(sreg_value(r, w, l, in->imm), bits);

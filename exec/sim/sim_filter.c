@@ -207,4 +207,14 @@ uint32_t sim_filter_lanes(const sim_run *r, const sim_insn *in, uint32_t mask, u
     return skip;
 }
 
+bool sim_filter_holds(const sim_run *r, const sim_insn *in, uint64_t lo, uint64_t hi, uint32_t size) {
+    const sim_filter_range *g = &r->filter->sites[in->filter_site - 1];
+    if (g->any) return true;
+    for (uint8_t k = 0; k < g->n; k++)
+        if (g->len[k] >= size && lo - g->lo[k] <= g->len[k] - size &&
+            hi - g->lo[k] <= g->len[k] - size)
+            return true;
+    return false;
+}
+
 const gr_exec_hooks *sim_filter_user_hooks(const sim_run *r) { return r->filter ? r->filter->user : NULL; }

@@ -21,8 +21,22 @@ static inline uint64_t rng_next(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
+/* Branch-free over all lanes (the compiler vectorizes it): this runs before every memory
+ * instruction and at the end of every quantum. */
 static void set_pcs(sim_warp *w, uint32_t mask, int32_t pc) {
-    for (uint32_t m = mask; m; m &= m - 1) w->pc[__builtin_ctz(m)] = pc;
+    if (mask == UINT32_MAX) {
+        for (int l = 0; l < SIM_LANES; l++) w->pc[l] = pc;
+        return;
+    }
+    for (int l = 0; l < SIM_LANES; l++) w->pc[l] = (mask >> l) & 1 ? pc : w->pc[l];
+}
+
+/* The lanes of `run` at pc `pc0` with register base `rb0` (branch-free, as set_pcs). */
+static uint32_t lanes_at(const sim_warp *w, uint32_t run, int32_t pc0, uint32_t rb0) {
+    uint32_t same = 0;
+    for (int l = 0; l < SIM_LANES; l++)
+        same |= ((uint32_t)(w->pc[l] == pc0) & (uint32_t)(w->reg_base[l] == rb0)) << l;
+    return same & run;
 }
 
 static void stop_with(sim_run *r, gr_exec_status st) {
@@ -746,13 +760,7 @@ static void run_group(sim_run *r, sim_warp *w, uint32_t mask, uint32_t *steps) {
 static uint32_t form_group(sim_warp *w) {
     uint32_t run = w->run_mask;
     int lead = __builtin_ctz(run);
-    int32_t pc0 = w->pc[lead];
-    uint32_t rb0 = w->reg_base[lead], same = 0;
-    for (uint32_t mm = run; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        if (w->pc[l] == pc0 && w->reg_base[l] == rb0) same |= 1u << l;
-    }
-    if (same == run) return run;
+    if (lanes_at(w, run, w->pc[lead], w->reg_base[lead]) == run) return run;
     w->diverged_steps++;
     if ((w->diverged_steps & 7) == 0) {
         uint32_t rot = (w->rotate + 1) & 31;
@@ -765,14 +773,7 @@ static uint32_t form_group(sim_warp *w) {
             if (w->pc[l] < w->pc[lead]) lead = l;
         }
     }
-    pc0 = w->pc[lead];
-    rb0 = w->reg_base[lead];
-    same = 0;
-    for (uint32_t mm = run; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        if (w->pc[l] == pc0 && w->reg_base[l] == rb0) same |= 1u << l;
-    }
-    return same;
+    return lanes_at(w, run, w->pc[lead], w->reg_base[lead]);
 }
 
 static void run_warp(sim_run *r, sim_warp *w, uint32_t quantum) {

@@ -112,6 +112,8 @@ typedef struct sim_run {
     uint32_t next_block;      /* blocks are started in order */
     uint32_t blocks_done;
     const sim_alloc *last_alloc; /* the allocation the last global access hit */
+    const sim_global_var *last_shared_var; /* the static shared variable the last
+                                            * warp-wide shared access lay in */
     uint64_t zero_row[SIM_LANES];
     /* results */
     gr_launch_result *res;

@@ -343,6 +343,86 @@ Test(sim_filter, races_and_user_hooks_are_the_same_with_and_without_it) {
     sim_close(&c);
 }
 
+/* A warp whose one access spans two launch buffers or two shared arrays, and one whose upper
+ * lanes run past the buffer: the simulator checks a warp's access at once when all its lanes lie
+ * in one buffer or array, lane by lane otherwise. Either way the same lanes reach the hooks,
+ * with the filter on and off, and the first faulting lane is the one reported. */
+Test(sim_filter, warps_across_buffers_and_past_the_end_match_lane_by_lane) {
+    sim_case c;
+    const size_t bytes[3] = {4 * 16, 4 * 16, 4 * 40};
+    sim_open(&c,
+             "extern \"C\" __global__ void split(const int *a, const int *b, int *out, int shift) {\n"
+             "  __shared__ int left[16], right[16];\n"
+             "  int t = threadIdx.x;\n"
+             "  const int *src = (t & 16) ? b : a;\n"
+             "  int *dst = (t & 16) ? right : left;\n"
+             "  dst[t & 15] = src[t & 15] + t;\n"
+             "  __syncthreads();\n"
+             "  out[t + shift] = left[t & 15] * 1000 + right[t & 15];\n"
+             "}\n",
+             bytes, 3);
+    gr_launch_arg args[4];
+    int shift = 0;
+    for (int i = 0; i < 3; i++) args[i] = (gr_launch_arg){&c.buf[i], 8};
+    args[3] = (gr_launch_arg){&shift, 4};
+    for (int det = 0; det < 2; det++)
+        for (int s = 0; s < 2; s++) {
+            shift = s ? 20 : 0; /* 20: lanes 20 to 31 store past out's 40 ints */
+            uint64_t lanes[2];
+            gr_launch_result res[2];
+            for (int f = 0; f < 2; f++) {
+                counted seen = {0};
+                gr_exec_hooks hooks = {.ctx = &seen, .access = count_access};
+                gr_launch L;
+                memset(&L, 0, sizeof L);
+                L.kernel = "split";
+                L.grid = (gr_dim3){1, 1, 1};
+                L.block = (gr_dim3){32, 1, 1};
+                L.args = args;
+                L.nargs = 4;
+                L.detect = true;
+                L.detector = det ? GR_DETECTOR_HB : GR_DETECTOR_FSM;
+                L.access_filter = f ? GR_ACCESS_FILTER_OFF : GR_ACCESS_FILTER_ON;
+                L.hooks = &hooks;
+                gr_error err = GR_ERROR_INIT;
+                cr_assert(gr_backend_launch(c.be, &L, &res[f], &err), "%s", err.message);
+                lanes[f] = seen.lanes;
+            }
+            cr_expect_eq(lanes[0], lanes[1], "the hooks see the same lanes (det %d, shift %d)", det, shift);
+            cr_expect_eq(races_of(&res[0]), 0);
+            cr_expect_eq(races_of(&res[1]), 0);
+            for (int f = 0; f < 2; f++) {
+                if (!s) {
+                    cr_expect_eq(res[f].status, GR_EXEC_OK);
+                    cr_expect_eq(lanes[f], 32u * 5, "three loads and two stores per thread");
+                    continue;
+                }
+                cr_expect_eq(res[f].status, GR_EXEC_OUT_OF_BOUNDS);
+                const gr_finding *oob = NULL;
+                for (int i = 0; i < res[f].nfindings && !oob; i++)
+                    if (res[f].findings[i].cls == GR_FINDING_OUT_OF_BOUNDS) oob = &res[f].findings[i];
+                cr_assert(oob);
+                cr_expect_eq(oob->thread.thread.x, 20u, "the first lane past the end");
+                cr_expect_eq(oob->address, c.buf[2] + 4 * 40);
+                cr_expect_eq(lanes[f], 32u * 4, "the faulting store reaches no hook");
+            }
+            if (!s) {
+                uint32_t got[32];
+                gr_error err = GR_ERROR_INIT;
+                cr_assert(gr_backend_read(c.be, c.buf[2], got, sizeof got, &err));
+                for (uint32_t t = 0; t < 32; t++) {
+                    /* a and b hold bytes 0, 1, 2, ... (sim_open): int k is 4k | 4k+1 << 8 | ...;
+                     * the kernel's int arithmetic wraps as the GPU's does */
+                    uint32_t k = t & 15, word = (4 * k) | (4 * k + 1) << 8 | (4 * k + 2) << 16 | (4 * k + 3) << 24;
+                    cr_expect_eq(got[t], (word + k) * 1000u + word + k + 16, "out[%u]", t);
+                }
+            }
+            gr_launch_result_free(&res[0]);
+            gr_launch_result_free(&res[1]);
+        }
+    sim_close(&c);
+}
+
 /* ---- facts ---------------------------------------------------------------------------------------- */
 
 static gr_facts facts_of(const ptx_module *m) {

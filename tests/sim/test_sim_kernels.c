@@ -893,6 +893,18 @@ Test(sim_kernels, locals_indexing_globals_printf) {
                                 int b = bx + GX * (by + GY * bz), th = tx + BX * (ty + BY * tz);
                                 cr_assert_eq(o3[b * BX * BY * BZ + th], b * 1000 + th * 10 + (tz ^ by));
                             }
+        /* blocks of several warps whose first threads lie inside a row and a plane: %tid is
+         * counted per warp from its first thread */
+        enum { CX = 5, CY = 7, CZ = 3, CB = 2 };
+        int o5[CB * CX * CY * CZ];
+        uint64_t d5 = simt_buf(&t, NULL, sizeof o5);
+        simt_arg_ptr(&t, d5);
+        cr_assert_eq(simt_run(&t, "index3d", D3(CB, 1, 1), D3(CX, CY, CZ), 0), GR_EXEC_OK);
+        simt_read(&t, d5, o5, sizeof o5);
+        for (int b = 0; b < CB; b++)
+            for (int th = 0; th < CX * CY * CZ; th++)
+                cr_assert_eq(o5[b * CX * CY * CZ + th], b * 1000 + th * 10 + th / (CX * CY),
+                             "block %d thread %d", b, th);
         simt_arg_i32(&t, 7);
         cr_assert_eq(simt_run(&t, "hello", D3(1, 1, 1), D3(32, 1, 1), 0), GR_EXEC_OK);
         cr_assert_str_eq(t.res.printf_output,

@@ -265,3 +265,75 @@ Test(sim_ptx, schedules_are_deterministic) {
     cr_assert(gr_schedule_parse("pct:5:2", &s, &err));
     cr_assert(s.kind == GR_SCHED_PCT && s.seed == 5 && s.depth == 2);
 }
+
+/* div and rem of 32-bit integers, signed and unsigned, by a divisor the whole warp shares, by
+ * one only some lanes use (a guarded rem), and by a per-lane divisor (the simulator divides in
+ * doubles unless a lane's divisor is 0 or -1): all against C's / and %, and the GPU's results
+ * for a zero divisor and for INT_MIN / -1. */
+static const char div_ptx[] =
+    ".version 8.5\n.target sm_90\n.address_size 64\n"
+    ".visible .entry divs(.param .u64 in, .param .u64 out, .param .u32 d)\n{\n"
+    "  .reg .pred %p<2>;\n  .reg .b32 %r<12>;\n  .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [in];\n  ld.param.u64 %rd2, [out];\n  ld.param.u32 %r2, [d];\n"
+    "  cvta.to.global.u64 %rd1, %rd1;\n  cvta.to.global.u64 %rd2, %rd2;\n"
+    "  mov.u32 %r1, %tid.x;\n"
+    "  mul.wide.u32 %rd3, %r1, 4;\n  add.s64 %rd4, %rd1, %rd3;\n  ld.global.u32 %r3, [%rd4];\n"
+    "  div.s32 %r4, %r3, %r2;\n  rem.s32 %r5, %r3, %r2;\n"
+    "  div.u32 %r6, %r3, %r2;\n  rem.u32 %r7, %r3, %r2;\n"
+    "  mov.u32 %r8, 0;\n  setp.lt.u32 %p1, %r1, 20;\n  @%p1 rem.s32 %r8, %r3, %r2;\n"
+    "  add.u32 %r9, %r2, %r1;\n  div.s32 %r10, %r3, %r9;\n  rem.u32 %r11, %r3, %r9;\n"
+    "  mul.wide.u32 %rd5, %r1, 28;\n  add.s64 %rd6, %rd2, %rd5;\n"
+    "  st.global.u32 [%rd6], %r4;\n  st.global.u32 [%rd6+4], %r5;\n"
+    "  st.global.u32 [%rd6+8], %r6;\n  st.global.u32 [%rd6+12], %r7;\n"
+    "  st.global.u32 [%rd6+16], %r8;\n  st.global.u32 [%rd6+20], %r10;\n"
+    "  st.global.u32 [%rd6+24], %r11;\n"
+    "  ret;\n}\n";
+
+/* What the PTX ISA gives (the GPU's answer for a zero divisor, two's complement wrap). */
+static uint32_t div_want(uint32_t a, uint32_t b, bool sig, bool rem) {
+    if (!sig) return b == 0 ? (rem ? a : 0xffffffffu) : rem ? a % b : a / b;
+    int64_t x = (int32_t)a, y = (int32_t)b;
+    if (y == 0) return rem ? a : 0xffffffffu;
+    return (uint32_t)(rem ? x % y : x / y);
+}
+
+Test(sim_ptx, division_by_a_divisor_the_warp_shares) {
+    simt t;
+    memset(&t, 0, sizeof t);
+    gr_error err = GR_ERROR_INIT;
+    bool ok = simt_open_ptx(&t, div_ptx, &err);
+    if (!ok) gr_error_print(&err, stderr);
+    cr_assert(ok);
+    const uint32_t divisors[] = {0, 1, 0xffffffffu, 2, 3, 7, 10, 64, 641, 1000000007u, 0x7fffffffu,
+                                 0x80000000u, 0x80000001u, 0xfffffffeu, 0xfffffff9u, 0xc0000000u};
+    uint32_t in[32];
+    const uint32_t edge[] = {0, 1, 0xffffffffu, 0x80000000u, 0x7fffffffu, 0x80000001u, 0xfffffffeu,
+                             6, 7, 8, 1000000006u, 1000000007u, 2000000014u};
+    uint64_t s = 0x243f6a8885a308d3ull;
+    for (int l = 0; l < 32; l++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        in[l] = l < 13 ? edge[l] : (uint32_t)(s >> 32);
+    }
+    uint64_t din = simt_buf(&t, in, sizeof in), dout = simt_buf(&t, NULL, 32 * 28);
+    int bad = 0;
+    for (size_t k = 0; k < sizeof divisors / sizeof divisors[0]; k++) {
+        uint32_t d = divisors[k], got[32 * 7];
+        simt_arg_ptr(&t, din);
+        simt_arg_ptr(&t, dout);
+        simt_arg_u32(&t, d);
+        cr_assert_eq(simt_run(&t, "divs", D3(1, 1, 1), D3(32, 1, 1), 0), GR_EXEC_OK);
+        simt_read(&t, dout, got, sizeof got);
+        for (uint32_t l = 0; l < 32; l++) {
+            uint32_t a = in[l], want[7] = {div_want(a, d, true, false), div_want(a, d, true, true),
+                                           div_want(a, d, false, false), div_want(a, d, false, true),
+                                           l < 20 ? div_want(a, d, true, true) : 0,
+                                           div_want(a, d + l, true, false), div_want(a, d + l, false, true)};
+            for (int j = 0; j < 7; j++)
+                if (got[l * 7 + j] != want[j] && bad++ < 10)
+                    fprintf(stderr, "divisor 0x%08x, lane %u, dividend 0x%08x, result %d: got 0x%08x, "
+                            "want 0x%08x\n", d, l, a, j, got[l * 7 + j], want[j]);
+        }
+    }
+    cr_assert_eq(bad, 0, "%d wrong quotients or remainders", bad);
+    simt_close(&t);
+}
