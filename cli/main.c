@@ -103,8 +103,9 @@ static const command commands[] = {
      "gpurace run [options] -- PROGRAM [ARGS]\n"
      "       gpurace run [options] FILE.cu... [-I DIR] [-D NAME[=V]] [-L DIR] [-l LIB] [-o OUT]\n"
      "                   [-- ARGS]\n"
-     "       options: [--kernel K]... [--launches N] [--step-budget N] [--source FILE]...\n"
-     "                [--detector auto|fsm|hb] [--schedule S] [--warp-model its|lockstep]\n"
+     "       options: [--backend sim|gpu] [--kernel K]... [--launches N] [--step-budget N]\n"
+     "                [--source FILE]... [--detector auto|fsm|hb] [--schedule S]\n"
+     "                [--warp-model its|lockstep] [--record DIR]\n"
      "                [--findings DIR] [--progress SECONDS] [--json F] [--sarif F]\n"
      "                [--suppressions F] [--fail-on race|any|none] [--quiet] [--verbose]",
      "Runs an unmodified CUDA program on the CPU and checks every kernel launch it makes: the\n"
@@ -122,7 +123,13 @@ static const command commands[] = {
      "replay it. Exit status: 0 no finding, 1 findings, 2 usage or build error, 3 gpurace could\n"
      "not do its whole job (an unimplemented CUDA runtime function, a kernel without PTX, PTX\n"
      "the simulator does not run, the program killed by a signal); the program's own exit\n"
-     "status is printed and put in the JSON report.\n"},
+     "status is printed and put in the JSON report.\n"
+     "--backend gpu runs the program on this machine's GPU at full size instead: gpurace stands\n"
+     "between the program and the CUDA driver (any runtime, nvcc's default static one too),\n"
+     "instruments each kernel's PTX when the program loads it, and runs the instrumented kernel\n"
+     "in place of the original on the program's stream with its arguments (same results). A\n"
+     "launch of more than 2^20 threads is checked in slices of its grid (a note says so). Kernels\n"
+     "without PTX, or that gpurace cannot instrument, run as launched and are listed (exit 3).\n"},
     {"spec", cmd_spec, "gpurace spec derive DIR [--kernel K] [-o SPEC]",
      "Derives a kernel spec from the launches a program made (gpurace run --record DIR): launch\n"
      "shapes seen (varying only where the recordings vary or the kernel reads blockDim/gridDim),\n"
