@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "corpus/launch.h"
+#include "corpus/recording.h"
 #include "exec/backend.h"
 #include "exec/cudart/fatbin.h"
 #include "jit/ptx/ptx_ir.h"
@@ -121,9 +122,6 @@ typedef struct cr_kernel {
     int max_dynamic_shared; /* cudaFuncAttributeMaxDynamicSharedMemorySize; -1: not set (the
                              * 48 KiB a block has without opting in, less the static part) */
     int carveout;          /* cudaFuncAttributePreferredSharedMemoryCarveout */
-    /* --record: this kernel's seeds so far (those of earlier processes of the run included) */
-    bool seeds_counted;
-    uint64_t seeds, seed_bytes, seeds_left_out;
 } cr_kernel;
 
 typedef struct cr_var {
@@ -204,9 +202,7 @@ typedef struct cr_process {
     struct gr_run_counters *counters; /* the shared copy `gpurace run` reads (channel.h) */
     uint64_t *seen;        /* finding signatures recorded so far (a set, open addressing) */
     size_t nseen, seen_cap;
-    uint64_t *seeds_seen;  /* --record: hashes of the launches recorded so far (a set) */
-    size_t nseeds_seen, seeds_seen_cap;
-    uint64_t recorded, record_repeats, record_left_out;
+    gr_recorder recorder;  /* --record: the seeds saved so far (corpus/recording.h) */
     int note_seq;
     int fatal_seq;
     bool fatal_reported_unimplemented;

@@ -35,25 +35,6 @@ static cudaError_t check_config(dim3 grid, dim3 block) {
 }
 
 /* A scalar parameter's element type: from its C type when known, else from size and PTX type. */
-static gr_elem_type scalar_type(const gr_kernel_param *prm) {
-    gr_elem_type t;
-    if (prm->c_type && gr_elem_parse(prm->c_type, &t) && gr_elem_size(t) == prm->size) return t;
-    bool fl = prm->ptx_type == PTX_TYPE_F32 || prm->ptx_type == PTX_TYPE_F64 ||
-              prm->ptx_type == PTX_TYPE_F16;
-    switch (prm->size) {
-    case 1: return GR_ELEM_U8;
-    case 2: return fl ? GR_ELEM_F16 : GR_ELEM_U16;
-    case 4: return fl ? GR_ELEM_F32 : GR_ELEM_U32;
-    default: return fl ? GR_ELEM_F64 : GR_ELEM_U64;
-    }
-}
-
-static const char *param_name(const gr_kernel_param *prm, int i, char *buf, size_t n) {
-    if (prm->name) return prm->name;
-    snprintf(buf, n, "arg%d", i);
-    return buf;
-}
-
 /* "average(float const*, float*, int)::window" -> "window" (a kernel's static shared array). */
 static char *short_var_name(const char *ptx_name) {
     char *d = gr_demangle(ptx_name);
@@ -117,7 +98,7 @@ static int launch_buffers(cr_process *p, const cr_kernel *k, void **args, uint32
         gr_elem_type t;
         uint32_t es = prm->elem_type && gr_elem_parse(prm->elem_type, &t) ? (uint32_t)gr_elem_size(t) : 1;
         char nb[32];
-        b[n++] = (gr_run_buffer){strdup(param_name(prm, i, nb, sizeof nb)), PTX_SPACE_GLOBAL, ptr,
+        b[n++] = (gr_run_buffer){strdup(gr_param_display_name(prm, i, nb, sizeof nb)), PTX_SPACE_GLOBAL, ptr,
                                  a->addr + a->size - ptr, es};
     }
     for (int i = 0; i < p->nvars; i++) {
@@ -139,80 +120,32 @@ static void buffers_free(gr_run_buffer *b, int n) {
     free(b);
 }
 
-/* The launch's input as corpus/launch.h describes one: what a witness replays and a recording
- * keeps. A pointer argument becomes the bytes of the allocation it points into, with its offset
- * there; pointer arguments into one allocation share that buffer (a race between them then
- * replays); a pointer into no allocation gets an empty buffer. */
+/* The program's memory for gr_input_capture: the runtime's allocations, read from their bytes. */
+static bool memory_find(void *ctx, uint64_t ptr, uint64_t *base, uint64_t *size) {
+    const cr_alloc *a = cr_memory_find(&((cr_process *)ctx)->mem, ptr);
+    if (!a) return false;
+    *base = a->addr;
+    *size = a->size;
+    return true;
+}
+
+static bool memory_read(void *ctx, uint64_t base, void *dst, uint64_t size) {
+    const cr_alloc *a = cr_memory_find(&((cr_process *)ctx)->mem, base);
+    if (!a || base - a->addr + size > a->size) return false;
+    memcpy(dst, a->host + (base - a->addr), size);
+    return true;
+}
+
+/* The launch's input (corpus/recording.h): what a witness replays and a recording keeps. */
 static bool capture_input(cr_process *p, const cr_kernel *k, const gr_launch *L, void **args,
                           gr_input *in) {
-    const gr_kernel_sig *sig = k->sig;
-    memset(in, 0, sizeof *in);
-    in->grid[0] = L->grid.x, in->grid[1] = L->grid.y, in->grid[2] = L->grid.z;
-    in->block[0] = L->block.x, in->block[1] = L->block.y, in->block[2] = L->block.z;
-    in->shared_bytes = L->dynamic_shared;
-    in->schedule = (gr_input_schedule){(gr_input_sched_kind)L->schedule.kind, L->schedule.seed,
-                                       L->schedule.quantum ? L->schedule.quantum : 8,
-                                       L->schedule.depth ? L->schedule.depth : 3};
-    in->args = calloc((size_t)sig->nparams + 1, sizeof *in->args);
-    in->buffers = calloc((size_t)sig->nparams + 1, sizeof *in->buffers);
-    const cr_alloc **alloc_of = calloc((size_t)sig->nparams + 1, sizeof *alloc_of);
-    if (!in->args || !in->buffers || !alloc_of) goto oom;
-    for (int i = 0; i < sig->nparams; i++) {
-        const gr_kernel_param *prm = &sig->params[i];
-        gr_input_arg *a = &in->args[in->nargs++];
-        char nb[32];
-        a->name = strdup(param_name(prm, i, nb, sizeof nb));
-        a->buffer = -1;
-        if (!a->name) goto oom;
-        if (prm->kind == GR_PARAM_POINTER && prm->size == 8) {
-            uint64_t ptr;
-            memcpy(&ptr, args[i], 8);
-            const cr_alloc *al = cr_memory_find(&p->mem, ptr);
-            gr_elem_type t = GR_ELEM_U8;
-            if (!(prm->elem_type && gr_elem_parse(prm->elem_type, &t))) t = GR_ELEM_U8;
-            a->kind = GR_INPUT_BUFFER;
-            a->type = t;
-            alloc_of[i] = al;
-            int shared = -1;
-            for (int j = 0; j < i && al && shared < 0; j++)
-                if (alloc_of[j] == al) shared = in->args[j].buffer;
-            if (shared >= 0) {
-                a->buffer = shared;
-                a->offset = ptr - al->addr;
-                continue;
-            }
-            uint64_t bytes = al ? al->size : 0, offset = al ? ptr - al->addr : 0;
-            uint64_t es = (uint64_t)gr_elem_size(t);
-            gr_input_buffer *b = &in->buffers[in->nbuffers];
-            b->name = strdup(a->name);
-            b->param = i;
-            b->type = bytes % es || offset % es ? GR_ELEM_U8 : t;
-            b->count = bytes / (uint64_t)gr_elem_size(b->type);
-            b->bytes = bytes;
-            b->output = true;
-            if (!b->name || (bytes && !(b->data = malloc(bytes)))) goto oom;
-            if (bytes) memcpy(b->data, al->host, bytes);
-            if (b->type != t && !offset) a->type = b->type; /* read as bytes, like the buffer */
-            a->offset = offset;
-            a->buffer = in->nbuffers++;
-        } else if (prm->kind == GR_PARAM_AGGREGATE) {
-            a->kind = GR_INPUT_BYTES;
-            a->nbytes = (uint32_t)prm->size;
-            if (!(a->bytes = malloc((size_t)prm->size + 1))) goto oom;
-            memcpy(a->bytes, args[i], (size_t)prm->size);
-        } else {
-            a->kind = GR_INPUT_SCALAR;
-            a->type = scalar_type(prm);
-            size_t n = (size_t)gr_elem_size(a->type);
-            memcpy(&a->bits, args[i], n < sizeof a->bits ? n : sizeof a->bits);
-        }
-    }
-    free(alloc_of);
-    return true;
-oom:
-    free(alloc_of);
-    gr_input_free(in);
-    return false;
+    const uint32_t grid[3] = {L->grid.x, L->grid.y, L->grid.z};
+    const uint32_t block[3] = {L->block.x, L->block.y, L->block.z};
+    gr_input_schedule sched = {(gr_input_sched_kind)L->schedule.kind, L->schedule.seed,
+                               L->schedule.quantum ? L->schedule.quantum : 8,
+                               L->schedule.depth ? L->schedule.depth : 3};
+    gr_capture_memory mem = {memory_find, memory_read, p};
+    return gr_input_capture(k->sig, grid, block, L->dynamic_shared, &sched, args, &mem, in);
 }
 
 /* The error the program sees after a launch that did not end normally. */

@@ -175,7 +175,7 @@ void cr_register_kernel(cr_process *p, int image, const void *host_fun, const ch
         return;
     }
     p->kernels = grown;
-    p->kernels[p->nkernels++] = (cr_kernel){host_fun, copy, image, -1, NULL, 0, false, false, -1, -1, false, 0, 0, 0};
+    p->kernels[p->nkernels++] = (cr_kernel){host_fun, copy, image, -1, NULL, 0, false, false, -1, -1};
 }
 
 void cr_register_var(cr_process *p, int image, const void *host_var, const char *name,

@@ -143,7 +143,7 @@ __attribute__((destructor)) static void cr_process_end(void) {
         for (int i = 0; i < p->nevents; i++) free(p->events[i]);
         free(p->events);
         free(p->seen);
-        free(p->seeds_seen);
+        gr_recorder_free(&p->recorder);
         cr_config_free(&p->cfg);
         memset(p, 0, sizeof *p);
         g_ended = true;

@@ -44,9 +44,9 @@ void cr_publish_counters(cr_process *p, bool finished) {
     int modules = 0;
     for (int i = 0; i < p->nmodules; i++) modules += p->modules[i].backend != NULL;
     c->modules = modules;
-    c->recorded = p->recorded;
-    c->record_repeats = p->record_repeats;
-    c->record_left_out = p->record_left_out;
+    c->recorded = p->recorder.recorded;
+    c->record_repeats = p->recorder.repeats;
+    c->record_left_out = p->recorder.left_out;
     c->finished = finished;
 }
 
@@ -296,61 +296,8 @@ void cr_record_launch(cr_process *p, const cr_kernel *k, const gr_launch *L,
 
 /* ---- recording launches as seeds (--record) ------------------------------------------------ */
 
-/* What makes two launches the same seed: everything but the schedule and the names. */
-static uint64_t launch_hash(const cr_kernel *k, const gr_input *in) {
-    uint64_t h = gr_hash64(k->name, strlen(k->name));
-    h = gr_hash_bytes(h, in->grid, sizeof in->grid);
-    h = gr_hash_bytes(h, in->block, sizeof in->block);
-    h = gr_hash_bytes(h, &in->shared_bytes, sizeof in->shared_bytes);
-    for (int i = 0; i < in->nargs; i++) {
-        const gr_input_arg *a = &in->args[i];
-        uint64_t fields[5] = {(uint64_t)a->kind, (uint64_t)a->type, a->bits, (uint64_t)(int64_t)a->buffer, a->offset};
-        h = gr_hash_bytes(h, fields, sizeof fields);
-        if (a->kind == GR_INPUT_BYTES && a->nbytes) h = gr_hash_bytes(h, a->bytes, a->nbytes);
-    }
-    for (int i = 0; i < in->nbuffers; i++) {
-        const gr_input_buffer *b = &in->buffers[i];
-        uint64_t fields[2] = {(uint64_t)b->type, b->bytes};
-        h = gr_hash_bytes(h, fields, sizeof fields);
-        if (b->bytes) h = gr_hash_bytes(h, b->data, b->bytes);
-    }
-    return h ? h : 1;
-}
-
-static uint64_t input_bytes(const gr_input *in) {
-    uint64_t n = 0;
-    for (int i = 0; i < in->nbuffers; i++) n += in->buffers[i].bytes;
-    return n;
-}
-
-/* The seeds an earlier process of the run left in the kernel's folder count toward its cap. */
-static void count_existing_seeds(cr_kernel *k, const char *kdir) {
-    k->seeds_counted = true;
-    DIR *d = opendir(kdir);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (strncmp(e->d_name, "launch-", 7) != 0 || n < 12 || strcmp(e->d_name + n - 5, ".json") != 0) continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", kdir, e->d_name);
-        struct stat st;
-        if (stat(path, &st) != 0) continue;
-        k->seeds++;
-        k->seed_bytes += (uint64_t)st.st_size * 3 / 4; /* base64 text: about the buffers' bytes */
-    }
-    closedir(d);
-}
-
-static void note(cr_process *p, const char *kind, const char *function, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void note(cr_process *p, const char *kind, const char *function, const char *fmt, ...) {
-    char message[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    gr_run_fatal_record r = {p->pid, (char *)kind, (char *)function, message};
+static void note(cr_process *p, const char *kind, const char *function, const char *message) {
+    gr_run_fatal_record r = {p->pid, (char *)kind, (char *)function, (char *)message};
     gr_error err = GR_ERROR_INIT;
     if (!p->cfg.run_dir || !gr_run_note_write(p->cfg.run_dir, &r, ++p->note_seq, &err)) {
         fprintf(stderr, "gpurace: %s\n", message);
@@ -359,64 +306,20 @@ static void note(cr_process *p, const char *kind, const char *function, const ch
 }
 
 void cr_record_seed(cr_process *p, cr_kernel *k, const gr_input *in) {
-    const char *dir = p->cfg.record_dir;
-    if (!dir) return;
-    uint64_t h = launch_hash(k, in);
-    if (!set_add(&p->seeds_seen, &p->nseeds_seen, &p->seeds_seen_cap, h)) {
-        p->record_repeats++;
-        return;
-    }
+    if (!p->cfg.record_dir) return;
+    if (!p->recorder.dir)
+        gr_recorder_init(&p->recorder, p->cfg.record_dir, p->cfg.record_max, p->cfg.record_bytes, "sim");
     cr_module *m = &p->modules[k->module];
+    gr_record_module rm = {m->ptx, m->ptx_len, m->hash, m->unit, m->options, &m->seed_file};
+    char *pretty = gr_demangle(k->name);
+    const char *display = k->sig && k->sig->qualified ? k->sig->qualified : k->name;
+    char msg[1024];
     gr_error err = GR_ERROR_INIT;
-    /* seeds/KERNEL/launch-HASH.json, the module's PTX next to the kernels' folders (spec derive
-     * reads which special registers a kernel uses from it) */
-    gr_strbuf kdir = GR_STRBUF_INIT, path = GR_STRBUF_INIT;
-    gr_strbuf_appendf(&kdir, "%s/%s", dir, k->name);
-    gr_strbuf_appendf(&path, "%s/launch-%016" PRIx64 ".json", gr_strbuf_cstr(&kdir), h);
-    if (!k->seeds_counted) count_existing_seeds(k, gr_strbuf_cstr(&kdir));
-    struct stat st;
-    uint64_t bytes = input_bytes(in);
-    char *pretty = NULL;
-    if (stat(gr_strbuf_cstr(&path), &st) == 0) { /* an earlier process recorded it */
-        p->record_repeats++;
-    } else if (k->seeds >= p->cfg.record_max || k->seed_bytes + bytes > p->cfg.record_bytes) {
-        p->record_left_out++;
-        if (k->seeds_left_out++ == 0) {
-            pretty = gr_demangle(k->name);
-            note(p, "record-cap", k->name,
-                 "--record: distinct launches of %s beyond the first %" PRIu64 " (%" PRIu64
-                 " bytes of buffers) are left out of %s (raise --record-max or --record-bytes to keep "
-                 "more; the launches are still checked)",
-                 pretty ? pretty : k->name, k->seeds, k->seed_bytes, dir);
-        }
-    } else if (!ensure_dir(dir, &err) || !ensure_dir(gr_strbuf_cstr(&kdir), &err) ||
-               !save_module_into(dir, m, &m->seed_file, &err)) {
-        cr_fatal(p, "not-saved", k->name, "--record: cannot save a launch of %s in %s: %s", k->name, dir,
-                 err.message ? err.message : "I/O error");
-    } else {
-        gr_witness w = {0};
-        w.tool_version = (char *)GPURACE_VERSION;
-        w.source_hash = m->hash;
-        w.kernel = k->sig && k->sig->qualified ? k->sig->qualified : k->name;
-        w.backend = (char *)"sim";
-        w.input = *in;
-        char *options = m->options;
-        if (options) {
-            w.compile_options = &options;
-            w.ncompile_options = 1;
-        }
-        w.origin.kind = (char *)"recorded";
-        if (gr_witness_save(&w, gr_strbuf_cstr(&path), &err)) {
-            k->seeds++;
-            k->seed_bytes += bytes;
-            p->recorded++;
-        } else {
-            cr_fatal(p, "not-saved", k->name, "--record: cannot save a launch of %s: %s", k->name,
-                     err.message ? err.message : "I/O error");
-        }
-    }
+    gr_record_outcome o = gr_recorder_add(&p->recorder, k->name, display, &rm, in, msg, sizeof msg, &err);
+    if (o == GR_RECORD_LEFT_OUT && msg[0]) note(p, "record-cap", k->name, msg);
+    if (o == GR_RECORD_FAILED)
+        cr_fatal(p, "not-saved", k->name, "--record: cannot save a launch of %s in %s: %s",
+                 pretty ? pretty : k->name, p->cfg.record_dir, err.message ? err.message : "I/O error");
     gr_error_clear(&err);
     free(pretty);
-    gr_strbuf_free(&kdir);
-    gr_strbuf_free(&path);
 }
