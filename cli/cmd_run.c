@@ -154,7 +154,7 @@ static bool parse_options(int argc, char **argv, run_options *o, gr_error *err) 
         return gr_fail(err, GR_ERR_USAGE, "--backend must be sim or gpu, not '%s'", o->backend);
     if (o->backend && strcmp(o->backend, "gpu") == 0) {
         /* the GPU runs each launch once, in the order the program makes them */
-        const char *sim_only[][2] = {{"--schedule", o->schedule}, {"--record", o->record}};
+        const char *sim_only[][2] = {{"--schedule", o->schedule}};
         for (size_t i = 0; i < sizeof sim_only / sizeof sim_only[0]; i++)
             if (sim_only[i][1])
                 return gr_fail(err, GR_ERR_USAGE, "%s is for the simulator; --backend gpu does not take it",

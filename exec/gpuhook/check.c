@@ -295,6 +295,63 @@ void gh_prepare_kernel(gh_process *p, void *handle) {
     prepared(p, k, &gpu, &module);
 }
 
+/* --record: the program's allocations for gr_input_capture, read from the device once the
+ * launch's stream has run what came before it. */
+typedef struct record_memory {
+    gh_process *p;
+    CUstream stream;
+    bool synced;
+} record_memory;
+
+static bool record_find(void *ctx, uint64_t ptr, uint64_t *base, uint64_t *size) {
+    const gh_process *p = ((record_memory *)ctx)->p;
+    for (int i = 0; i < p->nallocs; i++)
+        if (ptr >= p->allocs[i].addr && ptr < p->allocs[i].addr + (p->allocs[i].size ? p->allocs[i].size : 1)) {
+            *base = p->allocs[i].addr;
+            *size = p->allocs[i].size;
+            return true;
+        }
+    return false;
+}
+
+static bool record_read(void *ctx, uint64_t base, void *dst, uint64_t size) {
+    record_memory *rm = ctx;
+    if (!rm->synced && rm->p->cu.StreamSynchronize(rm->stream) != CUDA_SUCCESS) return false;
+    rm->synced = true;
+    return rm->p->cu.MemcpyDtoH(dst, (CUdeviceptr)base, size) == CUDA_SUCCESS;
+}
+
+/* --record: saves the launch's input (before it runs) as a seed, as the simulator's runtime does. */
+static void record_seed(gh_process *p, gh_kernel *k, gh_unit *u, const gh_launch *l, void **params) {
+    gr_error err = GR_ERROR_INIT;
+    if (!u->have_sigs) u->have_sigs = gr_kernel_list_build(u->module, NULL, &u->sigs, &err);
+    gr_error_clear(&err);
+    const gr_kernel_sig *sig = NULL;
+    for (int i = 0; u->have_sigs && i < u->sigs.count && !sig; i++)
+        if (strcmp(u->sigs.kernels[i].ptx_name, k->name) == 0) sig = &u->sigs.kernels[i];
+    if (!sig) return;
+    const uint32_t grid[3] = {l->grid.x, l->grid.y, l->grid.z};
+    const uint32_t block[3] = {l->block.x, l->block.y, l->block.z};
+    gr_input_schedule sched = {GR_INPUT_SCHED_ROUND_ROBIN, 0, 8, 3};
+    record_memory rm = {p, l->stream, false};
+    gr_capture_memory mem = {record_find, record_read, &rm};
+    gr_input in;
+    if (!gr_input_capture(sig, grid, block, l->shared, &sched, params, &mem, &in)) {
+        gh_fatal(p, "not-saved", k->name, "--record: cannot capture a launch of %s", k->name);
+        return;
+    }
+    gr_record_module m = {u->ptx, u->ptx_len, u->hash, u->name, NULL, &u->seed_file};
+    char note[1024];
+    gr_record_outcome o = gr_recorder_add(&p->recorder, k->name, sig->qualified ? sig->qualified : k->name,
+                                          &m, &in, note, sizeof note, &err);
+    if (o == GR_RECORD_LEFT_OUT && note[0]) gh_note(p, "record-cap", k->name, "%s", note);
+    if (o == GR_RECORD_FAILED)
+        gh_fatal(p, "not-saved", k->name, "--record: cannot save a launch of %s in %s: %s", k->name,
+                 p->cfg.record_dir, err.message ? err.message : "I/O error");
+    gr_error_clear(&err);
+    gr_input_free(&in);
+}
+
 /* The caller runs the program's own launch: counted as unchecked. */
 static bool launch_unchecked(gh_process *p) {
     p->unchecked++;
@@ -352,6 +409,7 @@ bool gh_check_launch(gh_process *p, const gh_launch *l, CUresult *result) {
     L.step_budget = p->cfg.step_budget;
     L.max_findings = 64;
     const gh_image *im = &p->images[k->image];
+    if (p->cfg.record_dir && l->params) record_seed(p, k, u, l, l->params);
     copy_variables(p, gpu, im, u, *module, l->stream, true);
     gr_launch_result res;
     double t0 = now();

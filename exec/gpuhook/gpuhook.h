@@ -21,10 +21,12 @@
 #include <stdint.h>
 
 #include "exec/backend.h"
+#include "corpus/recording.h"
 #include "exec/cudart/fatbin.h"
 #include "exec/gpu/driver.h"
 #include "jit/ptx/ptx_ir.h"
 #include "jit/ptx/ptx_srcmap.h"
+#include "jit/signature/signature.h"
 
 /* What `gpurace run` asked for (exec/cudart/channel.h names the environment variables). */
 typedef struct gh_config {
@@ -34,6 +36,8 @@ typedef struct gh_config {
     uint64_t max_checked;    /* 0: every launch */
     uint64_t step_budget;
     gr_warp_model warp_model;
+    char *record_dir;        /* --record: distinct launches as seeds */
+    uint64_t record_max, record_bytes;
 } gh_config;
 
 /* Contexts (GPUs) one process checks launches on, each with a backend of its own. */
@@ -49,6 +53,9 @@ typedef struct gh_unit {
     int backend_module[GH_MAX_CONTEXTS]; /* index in each context's backend, -1 before it is built */
     bool failed;             /* parsing or building failed: its kernels run unchecked */
     char *file;              /* its PTX in the findings folder, once saved */
+    char *seed_file;         /* its PTX in the --record folder, once saved */
+    gr_kernel_list sigs;     /* --record: parameter kinds and types */
+    bool have_sigs;
     uint64_t hash;
 } gh_unit;
 
@@ -98,6 +105,7 @@ typedef struct gh_process {
     int kernels_launched;
     void *get_global[2], *get_managed; /* cuModuleGetGlobal_v2, cuLibraryGetGlobal, cuLibraryGetManaged */
     struct gr_run_counters *counters;
+    gr_recorder recorder;    /* --record */
 } gh_process;
 
 /* process.c */

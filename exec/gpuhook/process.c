@@ -39,6 +39,13 @@ static void read_config(gh_config *c) {
     if (v && *v) c->max_checked = strtoull(v, NULL, 10);
     v = getenv(GR_RUN_ENV_WARP_MODEL);
     c->warp_model = v && strcmp(v, "lockstep") == 0 ? GR_WARP_LOCKSTEP : GR_WARP_ITS;
+    c->record_dir = dup_env(GR_RUN_ENV_RECORD);
+    c->record_max = 64;
+    c->record_bytes = 64ull << 20;
+    v = getenv(GR_RUN_ENV_RECORD_MAX);
+    if (v && *v) c->record_max = strtoull(v, NULL, 10);
+    v = getenv(GR_RUN_ENV_RECORD_BYTES);
+    if (v && *v) c->record_bytes = strtoull(v, NULL, 10);
     const char *list = getenv(GR_RUN_ENV_KERNELS);
     for (const char *p = list; p && *p;) {
         size_t len = strcspn(p, "\n");
@@ -76,6 +83,8 @@ gh_process *gh_enter(void) {
         p->ready = true;
         p->pid = (int)getpid();
         read_config(&p->cfg);
+        if (p->cfg.record_dir)
+            gr_recorder_init(&p->recorder, p->cfg.record_dir, p->cfg.record_max, p->cfg.record_bytes, "gpu");
         char why[300];
         if (!gr_cu_load_with(&p->cu, gh_real_driver_symbol, NULL, why, sizeof why)) {
             p->disabled = true;
@@ -140,6 +149,9 @@ void gh_publish_counters(gh_process *p, bool finished) {
     c->launch_seconds = p->launch_seconds;
     c->kernel_seconds = p->kernel_seconds;
     c->unchecked = p->unchecked;
+    c->recorded = p->recorder.recorded;
+    c->record_repeats = p->recorder.repeats;
+    c->record_left_out = p->recorder.left_out;
     c->kernels = p->kernels_launched;
     c->modules = p->nimages;
     if (finished) c->finished = 1;

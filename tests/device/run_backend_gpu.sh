@@ -83,8 +83,25 @@ case_ faults_oob faults oob
 case_ tu tu
 SIM=0 case_ slices slices   # 8 M threads: the simulator would take minutes
 
+# --record: the same launches saved as seeds on both backends (file names hash the inputs)
+record_same=0 record_total=0
+for prog in racy_stencil tu faults; do
+  a=""; [ $prog = faults ] && a=ok
+  "$GR" run --backend sim --record "$work/rec-sim-$prog" --findings "$work/fr1" -- "$work/$prog-shared" $a > "$work/rec-sim-$prog.log" 2>&1
+  "$GR" run --backend gpu --record "$work/rec-gpu-$prog" --findings "$work/fr2" -- "$work/$prog-static" $a > "$work/rec-gpu-$prog.log" 2>&1
+  s=$(cd "$work/rec-sim-$prog" 2>/dev/null && find . -name 'launch-*.json' | sort | tr '\n' ' ')
+  g=$(cd "$work/rec-gpu-$prog" 2>/dev/null && find . -name 'launch-*.json' | sort | tr '\n' ' ')
+  record_total=$((record_total + 1))
+  [ -n "$s" ] && [ "$s" = "$g" ] && record_same=$((record_same + 1))
+  echo "== record $prog: sim [$s] gpu [$g]"
+  grep "recorded" "$work/rec-gpu-$prog.log" | head -2 | sed 's/^/   gpu| /'
+done
+"$GR" spec derive "$work/rec-gpu-racy_stencil" --kernel average -o "$work/derived.json" > "$work/derive.log" 2>&1
+echo "== spec derive from the GPU recording: exit $? ($(head -c 300 "$work/derived.json" 2>/dev/null | tr '\n' ' '))"
+
 echo
 echo "| program | sim exit | gpu exit (static) | gpu exit (shared) | sim findings | gpu findings | same |"
 echo "|---|---|---|---|---|---|---|"
 for r in "${rows[@]}"; do echo "$r"; done
 echo "agree: $agree of $total"
+echo "recordings equal (sim vs gpu): $record_same of $record_total"
