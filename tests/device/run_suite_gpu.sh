@@ -19,6 +19,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -2
 
 echo "== suite on the GPU (fixed launches)"
 python3 "$ROOT/tests/run_suite" --gpurace "$GPURACE" --backend gpu --jobs "$JOBS" \
+    --known "$ROOT/tests/kernels/known-mismatches.txt" \
     --markdown "$OUT/gpu.md" > "$OUT/gpu.txt" 2>&1
 gpu_rc=$?
 grep -E "^MISMATCH" "$OUT/gpu.txt" > "$OUT/gpu_mismatches.txt"
