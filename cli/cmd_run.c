@@ -489,8 +489,10 @@ static bool program_env(const run_options *o, bool on_gpu, const char *cudart_di
     gr_strbuf sb = GR_STRBUF_INIT;
     const char *old = getenv("LD_LIBRARY_PATH");
     if (on_gpu) {
-        /* the program keeps its own CUDA runtime; gpurace stands between it and the driver */
-        const char *old_preload = getenv("LD_PRELOAD");
+        /* the program keeps its own CUDA runtime; gpurace stands between it and the driver (in
+         * sanitizer builds the sanitizer's runtime comes first, as for the simulator's) */
+        const char *old_preload = getenv("LD_PRELOAD"), *sanitizer = GR_CUDART_PRELOAD;
+        if (*sanitizer) gr_strbuf_appendf(&sb, "%s ", sanitizer);
         gr_strbuf_appendf(&sb, "%s/" GR_GPU_HOOK_LIBRARY, cudart_dir);
         if (old_preload && *old_preload) gr_strbuf_appendf(&sb, " %s", old_preload);
         env_set(env, "LD_PRELOAD", gr_strbuf_cstr(&sb));
@@ -506,15 +508,15 @@ static bool program_env(const run_options *o, bool on_gpu, const char *cudart_di
     if (old_preload && *old_preload) gr_strbuf_appendf(&sb, " %s", old_preload);
     env_set(env, "LD_PRELOAD", gr_strbuf_cstr(&sb));
     gr_strbuf_reset(&sb);
-    if (*preload) {
-        /* the sanitizer checks gpurace's runtime; the program's own crashes stay its own */
+settings:
+    if (*GR_CUDART_PRELOAD) {
+        /* the sanitizer checks gpurace's library; the program's own crashes stay its own */
         const char *asan = getenv("ASAN_OPTIONS");
         gr_strbuf_appendf(&sb, "%s%shandle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0",
                           asan && *asan ? asan : "", asan && *asan ? ":" : "");
         env_set(env, "ASAN_OPTIONS", gr_strbuf_cstr(&sb));
         gr_strbuf_reset(&sb);
     }
-settings:
     for (int i = 0; i < o->nkernels; i++) gr_strbuf_appendf(&sb, "%s\n", o->kernels[i]);
     env_set(env, GR_RUN_ENV_KERNELS, gr_strbuf_cstr(&sb));
     gr_strbuf_free(&sb);
