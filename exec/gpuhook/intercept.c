@@ -35,7 +35,11 @@ enum {
 /* [0]: the entry point as the program asked for it; [1]: its per-thread-default-stream one */
 static void *g_real[W_COUNT][2];
 
-static void resolve_dlsym(void) {
+/* The sanitizer's runtime, preloaded first in sanitizer builds, calls dlsym while it starts,
+ * before its shadow memory exists: what that path runs must not be instrumented. */
+#define NOT_SANITIZED __attribute__((no_sanitize("address", "undefined")))
+
+NOT_SANITIZED static void resolve_dlsym(void) {
     if (g_real_dlsym) return;
     void *p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
     if (!p) p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
@@ -408,7 +412,7 @@ static void *wrap_resolved(const char *name, int version, cuuint64_t flags, void
 }
 
 /* dlsym of the driver's own symbols ("cuGetProcAddress_v2", "cuLaunchKernel_ptsz", ...). */
-static void *wrap_exported(const char *name, void *real) {
+NOT_SANITIZED static void *wrap_exported(const char *name, void *real) {
     if (strcmp(name, "cuGetProcAddress_v2") == 0) {
         memcpy(&g_real_gpa2, &real, sizeof real);
         return as_ptr((void (*)(void))w_gpa2);
@@ -429,7 +433,7 @@ static void *wrap_exported(const char *name, void *real) {
 
 /* Only symbols that come from the CUDA driver are wrapped: the same names in other libraries
  * (a program's own, a stub) are theirs. */
-static bool from_driver(void *p) {
+NOT_SANITIZED static bool from_driver(void *p) {
     Dl_info info;
     if (!dladdr(p, &info) || !info.dli_fname) return false;
     const char *base = strrchr(info.dli_fname, '/');
@@ -437,7 +441,7 @@ static bool from_driver(void *p) {
     return strncmp(base, "libcuda.so", 10) == 0;
 }
 
-__attribute__((visibility("default"))) void *dlsym(void *handle, const char *name) {
+NOT_SANITIZED __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name) {
     resolve_dlsym();
     if (!g_real_dlsym) return NULL;
     void *p = g_real_dlsym(handle, name);
