@@ -15,7 +15,7 @@ static bool nomem(spec_ctx *c) { return gr_fail(c->err, GR_ERR_NOMEM, "out of me
 
 /* Parses an expression the inference itself wrote (cannot fail except for memory). */
 static gr_expr *own_expr(spec_ctx *c, const char *text) {
-    gr_expr_scope scope = {c->spec->nparams, c->spec->names, c->spec->name_kinds, true};
+    gr_expr_scope scope = {c->spec->nentries, c->spec->names, c->spec->name_kinds, true};
     gr_expr *e = NULL;
     char why[200];
     if (!gr_expr_parse(text, &scope, &c->spec->arena, &e, why, sizeof why))
@@ -175,7 +175,7 @@ static bool infer_buffer(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *
     /* 4 elements per thread, but every buffer together within limits.max_total_bytes: a launch
      * of many threads (a 3D grid) must not make the inferred spec refuse itself */
     int nbuffers = 0;
-    for (int i = 0; i < c->sig->nparams; i++) nbuffers += c->sig->params[i].kind == GR_PARAM_POINTER;
+    for (int i = 0; i < c->spec->nentries; i++) nbuffers += c->spec->name_kinds[i] == GR_EXPR_NAME_BUFFER;
     uint64_t elem_bytes = (uint64_t)gr_elem_size(t) * (uint64_t)lanes;
     uint64_t cap = c->spec->max_total_bytes / (uint64_t)(nbuffers > 0 ? nbuffers : 1) /
                    (elem_bytes ? elem_bytes : 1);
@@ -277,6 +277,28 @@ static bool apply_magic_hints(spec_ctx *c) {
     return true;
 }
 
+/* Whether a field of a struct gets an entry of its own: pointers and scalars of known types. */
+static bool field_described(const gr_struct_field *f) {
+    gr_elem_type t;
+    return f->is_pointer || (gr_elem_parse(f->c_type, &t) && (uint32_t)gr_elem_size(t) == f->size);
+}
+
+const gr_kernel_param *spec_entry_param(const spec_ctx *c, int i, gr_kernel_param *tmp) {
+    const gr_param_spec *ps = &c->spec->params[i];
+    if (ps->parent < 0) return &c->sig->params[i];
+    const gr_kernel_param *st = &c->sig->params[ps->parent];
+    const gr_struct_field *f = &st->fields[ps->field];
+    memset(tmp, 0, sizeof *tmp);
+    tmp->name = (char *)ps->name;
+    tmp->c_type = f->c_type;
+    tmp->elem_type = f->elem_type;
+    tmp->kind = f->is_pointer ? GR_PARAM_POINTER : GR_PARAM_SCALAR;
+    tmp->size = (int)f->size;
+    tmp->align = (int)f->size;
+    tmp->ptx_type = f->is_pointer ? PTX_TYPE_U64 : PTX_TYPE_B8;
+    return tmp;
+}
+
 bool spec_init_from_sig(spec_ctx *c) {
     gr_spec *s = c->spec;
     const gr_kernel_sig *sig = c->sig;
@@ -284,16 +306,38 @@ bool spec_init_from_sig(spec_ctx *c) {
     s->max_total_bytes = GR_SPEC_DEFAULT_MAX_TOTAL_BYTES;
     s->kernel = gr_arena_strdup(&s->arena, sig->name ? sig->name : "kernel");
     s->nparams = sig->nparams;
-    size_t n = (size_t)(sig->nparams ? sig->nparams : 1);
+    s->nentries = sig->nparams;
+    for (int i = 0; i < sig->nparams; i++)
+        for (int f = 0; f < sig->params[i].nfields; f++)
+            s->nentries += field_described(&sig->params[i].fields[f]);
+    size_t n = (size_t)(s->nentries ? s->nentries : 1);
     s->params = gr_arena_alloc(&s->arena, n * sizeof *s->params);
     s->names = gr_arena_alloc(&s->arena, n * sizeof *s->names);
     s->name_kinds = gr_arena_alloc(&s->arena, n * sizeof *s->name_kinds);
     if (!s->kernel || !s->params || !s->names || !s->name_kinds) return nomem(c);
+    for (int i = 0, e = sig->nparams; i < sig->nparams; i++) {
+        s->params[i].parent = -1;
+        for (int f = 0; f < sig->params[i].nfields; f++) {
+            const gr_struct_field *fd = &sig->params[i].fields[f];
+            if (!field_described(fd)) continue;
+            gr_param_spec *ps = &s->params[e];
+            char name[300];
+            snprintf(name, sizeof name, "%s.%s", sig->params[i].name ? sig->params[i].name : "?",
+                     fd->name);
+            ps->name = s->names[e] = gr_arena_strdup(&s->arena, name);
+            if (!ps->name) return nomem(c);
+            ps->parent = i;
+            ps->field = f;
+            ps->field_offset = fd->offset;
+            e++;
+        }
+    }
     /* Names and kinds first: inferred expressions may name parameters. */
-    for (int i = 0; i < sig->nparams; i++) {
-        const gr_kernel_param *kp = &sig->params[i];
+    for (int i = 0; i < s->nentries; i++) {
+        gr_kernel_param tmp;
+        const gr_kernel_param *kp = spec_entry_param(c, i, &tmp);
         gr_param_spec *ps = &s->params[i];
-        ps->name = s->names[i] = gr_arena_strdup(&s->arena, kp->name ? kp->name : "?");
+        if (i < sig->nparams) ps->name = s->names[i] = gr_arena_strdup(&s->arena, kp->name ? kp->name : "?");
         if (!ps->name) return nomem(c);
         for (int j = 0; j < i; j++)
             if (strcmp(s->names[j], ps->name) == 0)
@@ -315,9 +359,10 @@ bool spec_init_from_sig(spec_ctx *c) {
             s->name_kinds[i] = gr_elem_is_float(t) ? GR_EXPR_NAME_FLOAT : GR_EXPR_NAME_INT;
         }
     }
-    for (int i = 0; i < sig->nparams; i++) {
+    for (int i = 0; i < s->nentries; i++) {
         gr_param_spec *ps = &s->params[i];
-        const gr_kernel_param *kp = &sig->params[i];
+        gr_kernel_param tmp;
+        const gr_kernel_param *kp = spec_entry_param(c, i, &tmp);
         bool ok = true;
         if (ps->role == GR_ROLE_SCALAR) ok = infer_scalar(c, ps, kp);
         else if (ps->role == GR_ROLE_BUFFER) ok = infer_buffer(c, ps, kp);
@@ -414,14 +459,21 @@ bool spec_note_inferred(spec_ctx *c) {
     if (!c->shared_given && c->sig->uses_dynamic_shared &&
         !add_assumption(c, "launch: 16 bytes of dynamic shared memory per thread"))
         return false;
-    for (int i = 0; i < s->nparams; i++) {
+    for (int i = 0; i < s->nentries; i++) {
         const gr_param_spec *ps = &s->params[i];
-        const gr_kernel_param *kp = &c->sig->params[i];
+        gr_kernel_param tmp;
+        const gr_kernel_param *kp = spec_entry_param(c, i, &tmp);
         const char *ct = kp->c_type ? kp->c_type : "type unknown";
         if (ps->from_json || ps->gen.kind == GR_GEN_CSR_NEIGHBORS) continue;
         if (ps->role == GR_ROLE_BYTES) {
-            snprintf(line, sizeof line, "%s (%s, %u bytes by value): bytes taken from the genome",
-                     ps->name, ct, ps->nbytes);
+            if (kp->nfields)
+                snprintf(line, sizeof line, "%s (%s, %u bytes by value): %d fields from its "
+                         "declaration (each below), the bytes between them from the genome",
+                         ps->name, ct, ps->nbytes, kp->nfields);
+            else
+                snprintf(line, sizeof line, "%s (%s, %u bytes by value): bytes taken from the "
+                         "genome, pointers in it included (%s)",
+                         ps->name, ct, ps->nbytes, kp->layout_note ? kp->layout_note : "no fields");
         } else if (ps->role == GR_ROLE_SCALAR) {
             if (gr_elem_is_float(ps->type))
                 snprintf(line, sizeof line, "%s (%s): %s in [-2, 2]", ps->name, ct,

@@ -19,6 +19,18 @@ typedef enum gr_param_kind {
     GR_PARAM_AGGREGATE, /* a struct or array passed by value (.b8 name[N]) */
 } gr_param_kind;
 
+/* One field of a struct passed by value, from the struct's declaration in the source. Members
+ * of nested structs and lanes of vector types are fields of their own ("pos.x"); arrays are
+ * left undescribed. */
+typedef struct gr_struct_field {
+    char *name;        /* "data", "pos.x" */
+    char *c_type;      /* "float *", "int" */
+    char *elem_type;   /* pointers: the pointee type ("float"), else NULL */
+    uint32_t offset;   /* bytes from the struct's start */
+    uint32_t size;
+    bool is_pointer;
+} gr_struct_field;
+
 typedef struct gr_kernel_param {
     char *name;        /* from the source; "arg<N>" when unknown */
     char *c_type;      /* "const float *", "int"; NULL when unknown */
@@ -28,6 +40,11 @@ typedef struct gr_kernel_param {
     int align;
     uint8_t ptx_type;  /* ptx_type of the .param (b8 for aggregates) */
     bool name_from_source;
+    /* aggregates: the fields, when the declaration was found and its layout agrees with the
+     * PTX parameter's size and alignment; otherwise NULL and `layout_note` says why */
+    gr_struct_field *fields;
+    int nfields;
+    char *layout_note;
 } gr_kernel_param;
 
 typedef struct gr_kernel_sig {
@@ -66,6 +83,13 @@ void gr_kernel_list_free(gr_kernel_list *list);
  * the module must hold exactly one kernel; otherwise the error lists the choices. */
 const gr_kernel_sig *gr_kernel_select(const gr_kernel_list *list, const char *name,
                                       gr_error *err);
+
+/* The fields of aggregate parameter `p` from the declaration of its struct in `texts` (sources
+ * with comments blanked; NULL entries skipped): sets p->fields / p->nfields, or p->layout_note
+ * when the declaration is missing or disagrees with the PTX size or alignment. Fails only for
+ * lack of memory. */
+bool gr_struct_layout(const char *const *texts, int ntexts, gr_kernel_param *p, gr_error *err);
+void gr_struct_fields_free(gr_struct_field *fields, int n);
 
 /* Itanium C++ demangling of a PTX symbol; NULL when `mangled` is not a mangled name.
  * The caller frees the result. */
