@@ -443,8 +443,9 @@ static bool load_input(loader *l, json_t *root, gr_input *in) {
 
     json_t *bufs = need(l, root, "", "buffers", JSON_ARRAY), *args = need(l, root, "", "arguments", JSON_ARRAY);
     if (!bufs || !args) return false;
-    if (json_array_size(args) > 4096 || json_array_size(bufs) > json_array_size(args))
-        return bad(l, "buffers", "more buffers than arguments");
+    /* every buffer has a user: an argument, or a struct's pointer field (at most 512 each) */
+    if (json_array_size(args) > 4096 || json_array_size(bufs) > 512 * json_array_size(args))
+        return bad(l, "buffers", "more buffers than arguments and their pointer fields can use");
     in->nbuffers = (int)json_array_size(bufs);
     in->buffers = calloc(in->nbuffers ? (size_t)in->nbuffers : 1, sizeof *in->buffers);
     in->nargs = (int)json_array_size(args);
