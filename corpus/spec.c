@@ -1200,6 +1200,25 @@ bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
             char p[SPEC_PATH];
             join(p, sizeof p, "params", key);
             int idx = spec_param_index(spec, key);
+            const char *dot = strchr(key, '.');
+            int owner = -1; /* "s.size": a field the struct "s" does not have */
+            for (int i = 0; idx < 0 && dot && i < spec->nparams; i++)
+                if (spec->params[i].role == GR_ROLE_BYTES && strlen(spec->names[i]) == (size_t)(dot - key) &&
+                    strncmp(spec->names[i], key, (size_t)(dot - key)) == 0)
+                    owner = i;
+            if (owner >= 0) {
+                const gr_kernel_param *kp = &sig->params[owner];
+                char list[300] = "";
+                size_t n = 0;
+                for (int f = 0; f < kp->nfields && n < sizeof list; f++)
+                    n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", f ? ", " : "", kp->fields[f].name);
+                const char *path[] = {"params", key};
+                ok = gr_fail_at(err, GR_ERR_INPUT, file, key_line(json_text, path, 2), 0,
+                                "%s: '%s' (%s) has no field named '%s' (its fields: %s)", p,
+                                spec->names[owner], kp->c_type ? kp->c_type : "a struct", dot + 1,
+                                kp->nfields ? list : kp->layout_note ? kp->layout_note : "unknown");
+                break;
+            }
             if (idx < 0) {
                 char list[300] = "";
                 size_t n = 0;
