@@ -162,6 +162,13 @@ static json_t *kernel_facts_json(const ptx_module *m, const gr_kernel_facts *kf,
             json_object_set_new(x, "size", json_integer(acc->size));
             json_object_set_new(x, "offset", json_string(acc->offset));
             json_object_set_new(x, "exact", json_boolean(acc->known));
+            if (acc->row_step > 0) { /* the loose reading: thread terms + constant + k * step */
+                char loose[160];
+                snprintf(loose, sizeof loose, "%lld*tid.x + %lld*tid.y + %lld*tid.z + %lld + k*%lld",
+                         (long long)acc->tid_coef[0], (long long)acc->tid_coef[1],
+                         (long long)acc->tid_coef[2], (long long)acc->constant, (long long)acc->row_step);
+                json_object_set_new(x, "loose_offset", json_string(loose));
+            }
             json_array_append_new(accs, x);
         }
         json_object_set_new(o, "accesses", accs);

@@ -118,6 +118,134 @@ static gr_fact_array *array_for(gr_kernel_facts *kf, const gr_affine_array *arr,
     return a;
 }
 
+/* An offset read loosely, for block bounds only: thread terms, a constant, and some multiple of
+ * `step` bytes the analysis cannot tell (0: none). Registers with several definitions (a row
+ * index flipping between two values, an address kept across a loop) merge when their thread
+ * terms agree: the constants' differences go into the step. */
+typedef struct loose {
+    bool ok;
+    int64_t tid[3];
+    int64_t constant, step;
+} loose;
+
+enum { LOOSE_DEPTH = 12 };
+#define LOOSE_MAX ((int64_t)1 << 40)
+
+static int64_t gcd64(int64_t a, int64_t b) {
+    if (a < 0) a = -a;
+    if (b < 0) b = -b;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static loose loose_opaque(void) { return (loose){true, {0, 0, 0}, 0, 1}; }
+
+static bool loose_small(const loose *l) {
+    for (int d = 0; d < 3; d++)
+        if (l->tid[d] > LOOSE_MAX || l->tid[d] < -LOOSE_MAX) return false;
+    return l->constant <= LOOSE_MAX && l->constant >= -LOOSE_MAX && l->step <= LOOSE_MAX;
+}
+
+static loose loose_scaled(loose l, int64_t c) {
+    if (!l.ok || c > LOOSE_MAX || c < -LOOSE_MAX) return (loose){0};
+    for (int d = 0; d < 3; d++) l.tid[d] *= c;
+    l.constant *= c;
+    l.step = gcd64(l.step * c, 0);
+    l.ok = loose_small(&l);
+    return l;
+}
+
+static loose loose_sum(loose a, loose b, int sign) {
+    if (!a.ok || !b.ok) return (loose){0};
+    for (int d = 0; d < 3; d++) a.tid[d] += sign * b.tid[d];
+    a.constant += sign * b.constant;
+    a.step = gcd64(a.step, b.step);
+    a.ok = loose_small(&a);
+    return a;
+}
+
+static loose loose_reg(kernel_view *v, int32_t r, int depth);
+
+static loose loose_operand(kernel_view *v, const ptx_operand *o, int depth) {
+    if (o->kind == PTX_OPND_IMM_INT) return (loose){true, {0, 0, 0}, (int64_t)o->u.imm, 0};
+    if (o->kind == PTX_OPND_REG && !o->has_component) return loose_reg(v, o->u.reg, depth);
+    if (o->kind == PTX_OPND_SYMBOL) return (loose){true, {0, 0, 0}, o->offset, 0}; /* the base */
+    return (loose){0};
+}
+
+/* From an exact affine form: thread terms stay, every other term joins the step. */
+static loose loose_of_form(const gr_affine_form *f) {
+    loose l = {true, {0, 0, 0}, f->constant, 0};
+    for (uint8_t t = 0; t < f->nterms; t++) {
+        const gr_affine_term *term = &f->terms[t];
+        if (term->degree == 1 && term->atoms[0] <= 2) l.tid[term->atoms[0]] += term->coef;
+        else l.step = gcd64(l.step, term->coef);
+    }
+    l.ok = loose_small(&l);
+    return l;
+}
+
+static loose loose_def(kernel_view *v, const ptx_insn *x, int depth) {
+    const ptx_operand *o = x->operands;
+    switch (x->op) {
+    case PTX_OP_MOV:
+    case PTX_OP_CVT:
+    case PTX_OP_CVTA:
+        if (x->noperands == 2) return loose_operand(v, &o[1], depth);
+        break;
+    case PTX_OP_ADD:
+    case PTX_OP_SUB:
+        if (x->noperands == 3)
+            return loose_sum(loose_operand(v, &o[1], depth), loose_operand(v, &o[2], depth),
+                             x->op == PTX_OP_ADD ? 1 : -1);
+        break;
+    case PTX_OP_MUL:
+        if (x->noperands == 3 && (x->subop == PTX_SUBOP_LO || x->subop == PTX_SUBOP_WIDE)) {
+            for (int k = 1; k <= 2; k++)
+                if (o[k].kind == PTX_OPND_IMM_INT)
+                    return loose_scaled(loose_operand(v, &o[3 - k], depth), (int64_t)o[k].u.imm);
+            loose a = loose_operand(v, &o[1], depth), b = loose_operand(v, &o[2], depth);
+            bool a_thread = a.tid[0] || a.tid[1] || a.tid[2], b_thread = b.tid[0] || b.tid[1] || b.tid[2];
+            if (a.ok && b.ok && !a_thread && !b_thread) return loose_opaque();
+        }
+        break;
+    case PTX_OP_SHL:
+        if (x->noperands == 3 && o[2].kind == PTX_OPND_IMM_INT && o[2].u.imm < 40)
+            return loose_scaled(loose_operand(v, &o[1], depth), (int64_t)1 << o[2].u.imm);
+        break;
+    default: break;
+    }
+    return (loose){0};
+}
+
+static loose loose_reg(kernel_view *v, int32_t r, int depth) {
+    gr_affine_form f = gr_affine_register(v->ak, r);
+    if (f.known) return loose_of_form(&f);
+    if (depth >= LOOSE_DEPTH) return loose_opaque(); /* a value around a loop: some integer */
+    uint32_t n = 0;
+    const ptx_insn *const *defs = gr_affine_defs(v->ak, r, &n);
+    if (n == 0) return (loose){0};
+    loose out = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        loose d = loose_def(v, defs[i], depth + 1);
+        /* a value the reader cannot follow (a load, a select): some integer. Thread-dependent
+         * or not, a multiple of a row's bytes built from it still selects a row. */
+        if (!d.ok) d = loose_opaque();
+        if (i == 0) {
+            out = d;
+            continue;
+        }
+        for (int k = 0; k < 3; k++)
+            if (d.tid[k] != out.tid[k]) return (loose){0};
+        out.step = gcd64(gcd64(out.step, d.step), out.constant - d.constant);
+    }
+    return out;
+}
+
 static bool note_arrays(kernel_view *v, gr_kernel_facts *kf) {
     bool oom = false;
     for (uint32_t i = 0; i < v->g.n && !oom; i++) {
@@ -144,7 +272,18 @@ static bool note_arrays(kernel_view *v, gr_kernel_facts *kf) {
         gr_affine_format(v->ak, &f, acc->offset, sizeof acc->offset);
         acc->thread_only = f.known;
         acc->constant = f.constant;
-        for (uint8_t t = 0; t < f.nterms && acc->thread_only; t++) {
+        const ptx_operand *addr = ptx_insn_address(x);
+        if (!f.known && addr && addr->addr_base == PTX_ADDR_REG) {
+            loose l = loose_reg(v, addr->addr_reg, 0);
+            l.constant += addr->offset;
+            if (l.ok && l.step > 0 && (l.tid[0] || l.tid[1] || l.tid[2])) {
+                acc->thread_only = true;
+                acc->row_step = l.step;
+                acc->constant = l.constant;
+                for (int d = 0; d < 3; d++) acc->tid_coef[d] = l.tid[d];
+            }
+        }
+        for (uint8_t t = 0; t < f.nterms && acc->thread_only && f.known; t++) {
             const gr_affine_term *term = &f.terms[t];
             /* a loop counter's multiple (>= 0, 0 on the first trip) does not loosen the bound */
             if (term->degree == 1 && term->coef >= 0 &&

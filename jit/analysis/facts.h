@@ -45,6 +45,11 @@ typedef struct gr_fact_access {
     bool thread_only;
     int64_t tid_coef[3];
     int64_t constant;
+    /* When the offset is not exact (`known` false) but reads as those thread terms plus the
+     * constant plus some multiple of `row_step` bytes the analysis cannot tell (`temp[pout][tid]`
+     * with `pout` flipping between rows: 4*tid.x + 1024*?): row_step > 0 and thread_only set.
+     * A bound, not a proof: only a caller that knows the array's rows can use it. */
+    int64_t row_step;
 } gr_fact_access;
 
 typedef struct gr_fact_array {

@@ -442,6 +442,8 @@ bool gr_kernel_list_build_with(const ptx_module *m, const char *source,
         }
         if (decl) k->source_line = decl->line;
         ok = k->ptx_name && k->name && k->qualified && build_params(k, decl, dm_params, err);
+        ok = ok && gr_shared_decls_find((const char *const *)blanked, ntexts, &k->shared_decls,
+                                         &k->nshared_decls, err);
         for (int p = 0; ok && p < k->nparams; p++)
             if (k->params[p].kind == GR_PARAM_AGGREGATE)
                 ok = gr_struct_layout((const char *const *)blanked, ntexts, &k->params[p], err);
@@ -495,6 +497,8 @@ void gr_kernel_list_free(gr_kernel_list *list) {
             free(k->params[p].layout_note);
         }
         free(k->params);
+        for (int d = 0; d < k->nshared_decls; d++) free(k->shared_decls[d].name);
+        free(k->shared_decls);
         free(k->ptx_name);
         free(k->name);
         free(k->qualified);

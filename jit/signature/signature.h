@@ -47,6 +47,16 @@ typedef struct gr_kernel_param {
     char *layout_note;
 } gr_kernel_param;
 
+/* A `__shared__ T name[A][B]...` array declared in the source with constant extents (numbers and
+ * `#define NAME number` macros, + - * / and parentheses): its name and the extent of its last
+ * dimension, the row a thread index runs along (`temp[pout][tid]` stays in a row of B). */
+typedef struct gr_shared_decl {
+    char *name;
+    uint64_t row;      /* elements in the last dimension */
+    uint64_t elements; /* in the whole array */
+    int ndims;
+} gr_shared_decl;
+
 typedef struct gr_kernel_sig {
     const ptx_function *fn; /* the .entry in the module */
     char *ptx_name;         /* as in PTX (mangled for C++ kernels) */
@@ -59,6 +69,9 @@ typedef struct gr_kernel_sig {
     int nparams;
     uint64_t static_shared_bytes; /* module and function-scope .shared variables it can see */
     bool uses_dynamic_shared;     /* an .extern .shared array is declared in the module */
+    /* multi-dimensional __shared__ arrays declared in the source (and its included files) */
+    gr_shared_decl *shared_decls;
+    int nshared_decls;
 } gr_kernel_sig;
 
 typedef struct gr_kernel_list {
@@ -90,6 +103,14 @@ const gr_kernel_sig *gr_kernel_select(const gr_kernel_list *list, const char *na
  * lack of memory. */
 bool gr_struct_layout(const char *const *texts, int ntexts, gr_kernel_param *p, gr_error *err);
 void gr_struct_fields_free(gr_struct_field *fields, int n);
+
+/* The multi-dimensional `__shared__` arrays declared in `texts` (comment-free sources, NULL
+ * entries skipped), appended to *out / *n. Fails only for lack of memory. */
+bool gr_shared_decls_find(const char *const *texts, int ntexts, gr_shared_decl **out, int *n,
+                          gr_error *err);
+/* The declaration of PTX shared variable `ptx_name` ("_ZZ4scanE4temp" is scan's `temp`), or
+ * NULL; when several arrays share the name, NULL unless they agree. */
+const gr_shared_decl *gr_shared_decl_of(const gr_kernel_sig *sig, const char *ptx_name);
 
 /* Itanium C++ demangling of a PTX symbol; NULL when `mangled` is not a mangled name.
  * The caller frees the result. */

@@ -168,6 +168,43 @@ Test(hints, halo_cells_do_not_shrink_the_block) {
     inferred_free(&x);
 }
 
+/* Double buffering: `buf[pout][tid]` with `pout` flipping between 0 and 1 is no affine offset, so
+ * PTX (one flat array of 2 x 128 ints) alone would allow blocks of 256 that write into the other
+ * half; the declaration's rows bound the block. */
+Test(hints, a_thread_index_along_a_row_is_bounded_by_the_row) {
+    inferred x;
+    infer("#define HALF 64\n"
+          "extern \"C\" __global__ void scan(const int *in, int *out) {\n"
+          "  __shared__ int buf[2][HALF * 2];\n"
+          "  int tid = threadIdx.x, pout = 0;\n"
+          "  buf[pout][tid] = in[tid];\n"
+          "  __syncthreads();\n"
+          "  for (int o = 1; o < blockDim.x; o *= 2) {\n"
+          "    pout = 1 - pout;\n"
+          "    buf[pout][tid] = buf[1 - pout][tid] + (tid >= o ? buf[1 - pout][tid - o] : 0);\n"
+          "    __syncthreads();\n"
+          "  }\n"
+          "  out[tid] = buf[pout][tid];\n"
+          "}\n",
+          &x, true);
+    cr_expect_eq(x.hints.block_max[0], 128, "rows of HALF * 2 ints");
+    cr_expect(strstr(x.hints.block_max_why, "buf (1024 bytes, rows of 128)"), "%s",
+              x.hints.block_max_why);
+    extents e = sample(&x, 500);
+    cr_expect_eq(e.block_max[0], 128, "%u (%d decoded)", e.block_max[0], e.decoded);
+    inferred_free(&x);
+    /* a flat one-dimensional array keeps its whole size */
+    infer("extern \"C\" __global__ void flat(const int *in, int *out) {\n"
+          "  __shared__ int buf[256];\n"
+          "  buf[threadIdx.x] = in[threadIdx.x];\n"
+          "  __syncthreads();\n"
+          "  out[threadIdx.x] = buf[blockDim.x - 1 - threadIdx.x];\n"
+          "}\n",
+          &x, true);
+    cr_expect_eq(x.hints.block_max[0], 256);
+    inferred_free(&x);
+}
+
 Test(hints, the_kernels_own_extent_check_fixes_the_block) {
     inferred x;
     infer("extern \"C\" __global__ void fixed(float *a, int n) {\n"
