@@ -108,6 +108,49 @@ static bool is_bool_type(const char *c_type) {
 
 static const char *const scalar_prefer[] = {"0", "1", "31", "32", "33", "blockDim.x", "threads"};
 
+/* Elements of `elem_bytes` each that one inferred buffer may hold: the memory limit shared by
+ * every buffer, at least 1024. */
+static uint64_t buffer_cap(const spec_ctx *c, uint64_t elem_bytes) {
+    int nbuffers = 0;
+    for (int i = 0; i < c->spec->nentries; i++) nbuffers += c->spec->name_kinds[i] == GR_EXPR_NAME_BUFFER;
+    uint64_t cap = c->spec->max_total_bytes / (uint64_t)(nbuffers > 0 ? nbuffers : 1) /
+                   (elem_bytes ? elem_bytes : 1);
+    return cap < 1024 ? 1024 : cap;
+}
+
+/* The scalars the indices of buffer `p` follow (hints), as a bit set of parameters, and those
+ * of them that enter the product twice. */
+static uint64_t index_scalars_of(const spec_ctx *c, int p) {
+    return c->hints && p >= 0 && p < GR_HINT_PARAMS && p < c->spec->nparams
+               ? c->hints->index_scalars[p]
+               : 0;
+}
+
+static uint64_t index_squared_of(const spec_ctx *c, int p) {
+    return index_scalars_of(c, p) ? c->hints->index_squared[p] : 0;
+}
+
+/* The largest value scalar `q` may take so that every product of index scalars it is part of
+ * fits one buffer (0: no limit): the g-th root of the cap for a product of g scalars. */
+static uint64_t index_scalar_limit(const spec_ctx *c, int q) {
+    int g = 0;
+    for (int p = 0; p < c->spec->nparams && p < GR_HINT_PARAMS && q < 64; p++) {
+        uint64_t m = index_scalars_of(c, p);
+        int factors = __builtin_popcountll(m) + __builtin_popcountll(index_squared_of(c, p));
+        if (m >> q & 1 && factors > g) g = factors;
+    }
+    if (g < 2) return 0;
+    uint64_t cap = buffer_cap(c, 8), r = (uint64_t)pow((double)cap, 1.0 / g);
+    while (r > 1) { /* pow rounds: make sure r^g <= cap */
+        uint64_t v = 1;
+        bool over = false;
+        for (int i = 0; i < g && !over; i++) over = __builtin_mul_overflow(v, r, &v) || v > cap;
+        if (!over) break;
+        r--;
+    }
+    return r;
+}
+
 static bool infer_scalar(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *kp) {
     gr_elem_type t;
     if (!kp->c_type || !gr_elem_parse(kp->c_type, &t) || (kp->size && gr_elem_size(t) != kp->size))
@@ -129,7 +172,11 @@ static bool infer_scalar(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *
         ps->idom.choices[1] = 1;
         return true;
     }
-    return range_with_prefer(c, &ps->idom, "0", "threads", scalar_prefer,
+    int q = (int)(ps - c->spec->params);
+    uint64_t limit = q < c->spec->nparams ? index_scalar_limit(c, q) : 0;
+    char hi[64] = "threads";
+    if (limit) snprintf(hi, sizeof hi, "min(threads, %llu)", (unsigned long long)limit);
+    return range_with_prefer(c, &ps->idom, "0", hi, scalar_prefer,
                              (int)(sizeof scalar_prefer / sizeof scalar_prefer[0]));
 }
 
@@ -174,15 +221,25 @@ static bool infer_buffer(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *
     ps->type = t;
     /* 4 elements per thread, but every buffer together within limits.max_total_bytes: a launch
      * of many threads (a 3D grid) must not make the inferred spec refuse itself */
-    int nbuffers = 0;
-    for (int i = 0; i < c->spec->nentries; i++) nbuffers += c->spec->name_kinds[i] == GR_EXPR_NAME_BUFFER;
     uint64_t elem_bytes = (uint64_t)gr_elem_size(t) * (uint64_t)lanes;
-    uint64_t cap = c->spec->max_total_bytes / (uint64_t)(nbuffers > 0 ? nbuffers : 1) /
-                   (elem_bytes ? elem_bytes : 1);
-    if (cap < 1024) cap = 1024;
-    char len[128];
-    if (lanes == 1) snprintf(len, sizeof len, "min(max(1024, 4 * threads), %llu)", (unsigned long long)cap);
-    else snprintf(len, sizeof len, "min(max(1024, 4 * threads), %llu) * %d", (unsigned long long)cap, lanes);
+    uint64_t cap = buffer_cap(c, elem_bytes);
+    /* indices computed from scalars (`a[row * k + i]` under `row < m`): at least their product,
+     * which their limits keep within the cap */
+    char follow[300] = "";
+    int self = (int)(ps - c->spec->params);
+    uint64_t scalars = index_scalars_of(c, self), squared = index_squared_of(c, self);
+    size_t fn = 0;
+    for (int q = 0; q < c->spec->nparams && q < 64 && fn < sizeof follow; q++)
+        for (int times = 0; times < (squared >> q & 1 ? 2 : 1) && scalars >> q & 1 && fn < sizeof follow; times++)
+            fn += (size_t)snprintf(follow + fn, sizeof follow - fn, "%s%s", fn ? " * " : "",
+                                   c->spec->names[q]);
+    char len[512], base[128];
+    snprintf(base, sizeof base, "min(max(1024, 4 * threads), %llu)", (unsigned long long)cap);
+    char with[460];
+    if (follow[0] && fn < sizeof follow) snprintf(with, sizeof with, "max(%s, %s)", base, follow);
+    else snprintf(with, sizeof with, "%s", base);
+    if (lanes == 1) snprintf(len, sizeof len, "%s", with);
+    else snprintf(len, sizeof len, "%s * %d", with, lanes);
     ps->length = own_expr(c, len);
     if (!ps->length) return false;
     ps->output = !points_to_const(kp->c_type);

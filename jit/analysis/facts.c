@@ -518,6 +518,141 @@ static bool note_guards(kernel_view *v, gr_kernel_facts *kf) {
     return true;
 }
 
+/* ---- scalars that size a buffer's indices ---------------------------------------------------- */
+
+enum { CHAIN_NODES = 256 };
+
+/* Marks in `seen` the registers `r` is computed from (every definition, up to CHAIN_NODES of
+ * them), and sets in *params the parameters read along the way. Loads from memory end a chain:
+ * an index read from a buffer is data. */
+static void index_chain(kernel_view *v, int32_t r, uint8_t *seen, int *budget, uint64_t *params) {
+    if (r < 0 || r >= gr_affine_register_count(v->ak) || seen[r] || --*budget < 0) return;
+    seen[r] = 1;
+    uint32_t n = 0;
+    const ptx_insn *const *defs = gr_affine_defs(v->ak, r, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        const ptx_insn *d = defs[i];
+        int32_t p = param_read(v, d);
+        if (p >= 0) {
+            if (p < 64) *params |= 1ull << p;
+            continue;
+        }
+        uint32_t cls = ptx_opcode_class((ptx_opcode)d->op);
+        if (cls & (PTX_OPC_MEMORY | PTX_OPC_ATOMIC) || d->op == PTX_OP_CALL) continue;
+        for (uint8_t k = 1; k < d->noperands; k++)
+            if (d->operands[k].kind == PTX_OPND_REG && !d->operands[k].has_component)
+                index_chain(v, d->operands[k].u.reg, seen, budget, params);
+    }
+}
+
+static bool note_index_scalars(kernel_view *v, gr_kernel_facts *kf) {
+    int32_t nregs = gr_affine_register_count(v->ak);
+    kf->nparams = (uint32_t)v->fn->nparams;
+    kf->index_scalars = calloc(kf->nparams ? kf->nparams : 1, sizeof *kf->index_scalars);
+    kf->index_squared = calloc(kf->nparams ? kf->nparams : 1, sizeof *kf->index_squared);
+    uint8_t *seen = calloc((size_t)(nregs > 0 ? nregs : 1), 1);
+    uint8_t *any = calloc((size_t)(nregs > 0 ? nregs : 1), 1);
+    uint64_t *cmp_with = calloc((size_t)(nregs > 0 ? nregs : 1), sizeof *cmp_with);
+    if (!kf->index_scalars || !kf->index_squared || !seen || !any || !cmp_with) {
+        free(seen);
+        free(any);
+        free(cmp_with);
+        return false;
+    }
+    for (uint32_t p = 0; p < kf->nparams; p++) {
+        memset(any, 0, (size_t)(nregs > 0 ? nregs : 1));
+        bool accessed = false;
+        uint64_t read_in = 0, compared = 0; /* parameters read into offsets / compared with them */
+        memset(cmp_with, 0, (size_t)(nregs > 0 ? nregs : 1) * sizeof *cmp_with);
+        for (uint32_t i = 0; i < v->g.n; i++) {
+            const ptx_insn *x = v->g.insn[i];
+            if (!(ptx_opcode_class((ptx_opcode)x->op) & PTX_OPC_MEMORY) ||
+                (x->space != PTX_SPACE_GLOBAL && x->space != PTX_SPACE_NONE))
+                continue;
+            gr_affine_form f = gr_affine_address(v->ak, x);
+            const ptx_operand *a = ptx_insn_address(x);
+            if (f.base != GR_AFFINE_BASE_PARAM || f.base_index != (int32_t)p || !a ||
+                a->addr_base != PTX_ADDR_REG)
+                continue;
+            accessed = true;
+            memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
+            int budget = CHAIN_NODES;
+            index_chain(v, a->addr_reg, seen, &budget, &read_in);
+            for (int32_t r = 0; r < nregs; r++) any[r] |= seen[r];
+        }
+        if (!accessed) continue;
+        /* comparisons of a value the offsets use with a parameter: `row < m`, `i < k` */
+        for (uint32_t i = 0; i < v->g.n; i++) {
+            const ptx_insn *x = v->g.insn[i];
+            if (x->op != PTX_OP_SETP || x->noperands < 3) continue;
+            uint8_t first = x->operands[0].pair_next ? 2 : 1;
+            if (x->noperands != first + 2) continue;
+            const ptx_operand *l = &x->operands[first], *r = &x->operands[first + 1];
+            for (int side = 0; side < 2; side++) {
+                const ptx_operand *idx = side ? r : l, *bound = side ? l : r;
+                if (idx->kind != PTX_OPND_REG || bound->kind != PTX_OPND_REG ||
+                    idx->u.reg < 0 || idx->u.reg >= nregs || !any[idx->u.reg])
+                    continue;
+                memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
+                int budget = 16;
+                uint64_t bp = 0;
+                index_chain(v, bound->u.reg, seen, &budget, &bp);
+                compared |= bp;
+                cmp_with[idx->u.reg] |= bp;
+            }
+        }
+        /* a loop that moves an offset (a counter, a pointer bumped by a stride): the parameters
+         * its exit test reads bound how far (`for (i = 0; i < k; i++) ... b[i * n + col]`) */
+        for (uint32_t j = 0; j < v->g.n; j++) {
+            const ptx_insn *x = v->g.insn[j];
+            if (x->op != PTX_OP_BRA || x->guard_reg < 0 || v->g.target[j] > j) continue;
+            bool moves = false;
+            for (uint32_t k = v->g.target[j]; k < j && !moves; k++) {
+                const ptx_insn *d = v->g.insn[k];
+                moves = d->noperands > 0 && d->operands[0].kind == PTX_OPND_REG &&
+                        d->operands[0].u.reg >= 0 && d->operands[0].u.reg < nregs &&
+                        any[d->operands[0].u.reg] &&
+                        !(ptx_opcode_class((ptx_opcode)d->op) & PTX_OPC_MEMORY);
+            }
+            if (!moves) continue;
+            memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
+            int budget = 32;
+            uint64_t bp = 0;
+            index_chain(v, x->guard_reg, seen, &budget, &bp);
+            compared |= bp;
+        }
+        /* q squared: a value compared with q is multiplied by q (`row * n` under `row < n`) */
+        uint64_t squared = 0;
+        for (uint32_t i = 0; i < v->g.n; i++) {
+            const ptx_insn *x = v->g.insn[i];
+            if ((x->op != PTX_OP_MUL && x->op != PTX_OP_MAD) || x->noperands < 3 ||
+                x->operands[0].kind != PTX_OPND_REG || x->operands[0].u.reg < 0 ||
+                x->operands[0].u.reg >= nregs || !any[x->operands[0].u.reg])
+                continue;
+            for (int side = 1; side <= 2; side++) {
+                const ptx_operand *f = &x->operands[side], *g = &x->operands[3 - side];
+                if (f->kind != PTX_OPND_REG || g->kind != PTX_OPND_REG) continue;
+                uint64_t pf = 0, pg = 0;
+                int budget = 32;
+                memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
+                index_chain(v, f->u.reg, seen, &budget, &pf);
+                memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
+                budget = 32;
+                index_chain(v, g->u.reg, seen, &budget, &pg);
+                for (int32_t r = 0; r < nregs; r++)
+                    if (seen[r]) squared |= cmp_with[r] & pf;
+            }
+        }
+        uint64_t own = p < 64 ? 1ull << p : 0; /* the buffer's own pointer */
+        kf->index_scalars[p] = (read_in | compared) & ~own;
+        kf->index_squared[p] = squared & ~own;
+    }
+    free(seen);
+    free(any);
+    free(cmp_with);
+    return true;
+}
+
 /* ---- the module --------------------------------------------------------------------------------- */
 
 bool gr_facts_find(const ptx_module *m, gr_facts *out, gr_error *err) {
@@ -541,7 +676,8 @@ bool gr_facts_find(const ptx_module *m, gr_facts *out, gr_error *err) {
         sregs_of(m, f, seen, kf->sreg_dims);
         kernel_view v;
         bool oom = false;
-        if (view_build(m, fn, &v, &oom)) ok = note_arrays(&v, kf) && note_guards(&v, kf);
+        if (view_build(m, fn, &v, &oom))
+            ok = note_arrays(&v, kf) && note_guards(&v, kf) && note_index_scalars(&v, kf);
         else if (oom) ok = false;
         view_free(&v);
     }
@@ -558,6 +694,8 @@ void gr_facts_free(gr_facts *f) {
         for (uint32_t a = 0; a < f->kernels[k].narrays; a++) free(f->kernels[k].arrays[a].accesses);
         free(f->kernels[k].arrays);
         free(f->kernels[k].guards);
+        free(f->kernels[k].index_scalars);
+        free(f->kernels[k].index_squared);
     }
     free(f->kernels);
     memset(f, 0, sizeof *f);

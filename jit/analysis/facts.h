@@ -12,7 +12,8 @@
  *       loaded-value: a value loaded from a parameter's buffer against an immediate
  *                     (`if (data[i] == 42)`), the magic values an input generator should try;
  *     with, when one outcome makes the thread leave the kernel at once (an early return), the
- *     comparison under which it goes on.
+ *     comparison under which it goes on;
+ *   - per buffer parameter, the parameters its indices are computed from or bounded by.
  *
  * Forms are read flow-insensitively (affine.h) with block-uniform values as atoms (uniform.h).
  * Facts are observations, not proofs: nothing here skips a check. gr_barrier_points is the
@@ -92,6 +93,16 @@ typedef struct gr_kernel_facts {
     uint32_t narrays;
     gr_fact_guard *guards;
     uint32_t nguards;
+    /* Per parameter (index_scalars[p], nparams entries; NULL when the kernel cannot be read):
+     * for a parameter whose buffer the kernel accesses, bit q for each parameter q < 64 read
+     * into those accesses' offsets or compared with a value the offsets are computed from
+     * (`a[row * k + i]` under `row < m` and `i < k`: m and k). Which of them are integer
+     * scalars is the caller's to say; indices loaded from memory are not followed. */
+    uint64_t *index_scalars;
+    /* Of those, the ones both read into the offsets and compared with them (`row * n + col`
+     * under `row < n` and `col < n`): the offsets reach n * n. */
+    uint64_t *index_squared;
+    uint32_t nparams;
 } gr_kernel_facts;
 
 typedef struct gr_facts {
