@@ -1108,6 +1108,14 @@ static void assumption_of(const search_session *s, const gr_input *in, const gr_
                                 a->name ? a->name : "?",
                                 (long long)gr_scalar_as_i64(a->type, a->bits));
     }
+    for (int i = s->spec.nparams; i < s->spec.nentries && len < n; i++) { /* a struct's fields */
+        const gr_param_spec *ps = &s->spec.params[i];
+        if (ps->role != GR_ROLE_SCALAR || gr_elem_is_float(ps->type) || ps->from_json) continue;
+        gr_input_arg a;
+        gr_spec_entry_arg(&s->spec, in, i, &a);
+        len += (size_t)snprintf(buf + len, n - len, "%s %s = %lld", scalars++ ? "," : " and scalars",
+                                ps->name, (long long)gr_scalar_as_i64(a.type, a.bits));
+    }
     if (len < n)
         snprintf(buf + len, n - len, " the tool chose (no spec); give a spec whose lengths "
                                      "follow the scalars");

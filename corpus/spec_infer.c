@@ -539,9 +539,14 @@ bool spec_note_inferred(spec_ctx *c) {
                 snprintf(line, sizeof line, "%s (%s): 0 or 1", ps->name, ct);
             else
                 snprintf(line, sizeof line,
-                         "%s (%s): %s in [0, threads], favoring 0, 1, 31, 32, 33, blockDim.x and "
-                         "threads",
-                         ps->name, ct, gr_elem_name(ps->type));
+                         "%s (%s): %s in [0, %s], favoring 0, 1, 31, 32, 33, blockDim.x and "
+                         "threads%s",
+                         ps->name, ct, gr_elem_name(ps->type),
+                         gr_expr_text(ps->idom.hi) ? gr_expr_text(ps->idom.hi) : "threads",
+                         gr_expr_text(ps->idom.hi) && strcmp(gr_expr_text(ps->idom.hi), "threads")
+                             ? " (it sizes buffer indices: the buffers that follow it fit the "
+                               "memory limit)"
+                             : "");
         } else {
             int lanes = 1;
             gr_elem_type t;
@@ -561,9 +566,19 @@ bool spec_note_inferred(spec_ctx *c) {
                                              : "");
             }
             if (lanes > 1) snprintf(times, sizeof times, " x %d", lanes);
-            snprintf(line, sizeof line, "%s (%s): %s, max(1024, 4 * threads)%s elements of %s "
+            /* a length that follows scalars: "max(min(max(1024, 4 * threads), CAP), m * k)" */
+            const char *lt = ps->length ? gr_expr_text(ps->length) : NULL;
+            const char *follow = lt && strncmp(lt, "max(min(", 8) == 0 ? strrchr(lt, ',') : NULL;
+            char size[200] = "max(1024, 4 * threads)";
+            if (follow) {
+                int n = (int)strlen(follow + 2);
+                const char *end = strchr(follow, ')');
+                if (end) n = (int)(end - follow - 2);
+                snprintf(size, sizeof size, "max(1024, 4 * threads, %.*s)", n, follow + 2);
+            }
+            snprintf(line, sizeof line, "%s (%s): %s, %s%s elements of %s "
                      "(at most %llu MiB in all buffers), %s%s",
-                     ps->name, ct, known ? "a buffer" : "unknown element type, a byte buffer", times,
+                     ps->name, ct, known ? "a buffer" : "unknown element type, a byte buffer", size, times,
                      gr_elem_name(ps->type),
                      (unsigned long long)(s->max_total_bytes >> 20), range,
                      ps->output ? "; an output (not const)" : "; an input (const)");
