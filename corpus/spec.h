@@ -152,7 +152,7 @@ bool gr_spec_infer(gr_spec *spec, const gr_kernel_sig *sig, gr_error *err);
 
 /* What the kernel's code says about the launches and inputs it expects (from the PTX analysis
  * facts, jit/analysis/facts.h), for an inferred spec that does not cry wolf. */
-enum { GR_HINT_MAGIC_MAX = 16, GR_HINT_WHY = 160, GR_HINT_PARAMS = 64 };
+enum { GR_HINT_MAGIC_MAX = 16, GR_HINT_WHY = 160, GR_HINT_SLOTS = 64 };
 typedef struct gr_spec_hints {
     bool known;              /* false: nothing is known (gr_spec_infer's plain guesses) */
     bool reads_block_index;  /* %ctaid or %nctaid: else one block is enough */
@@ -169,13 +169,17 @@ typedef struct gr_spec_hints {
     int magic_param[GR_HINT_MAGIC_MAX];
     int64_t magic[GR_HINT_MAGIC_MAX];
     int nmagic;
-    /* Per buffer parameter p < GR_HINT_PARAMS: bit q for each integer scalar parameter q its
-     * indices are computed from or bounded by (`a[row * k + i]` under `row < m`: m and k). The
-     * inferred length then follows those scalars (their product), and the scalars stay small
-     * enough that the product fits the memory limit. */
-    uint64_t index_scalars[GR_HINT_PARAMS];
-    /* of those, the ones that enter the product twice (`row * n + col` under `row < n`) */
-    uint64_t index_squared[GR_HINT_PARAMS];
+    /* What the indices of each buffer follow. Slots are values read from the parameter space:
+     * a parameter, or a field of a struct passed by value at a byte offset. Per slot holding a
+     * buffer's pointer: bit t for each slot t its indices are computed from or bounded by
+     * (`a[row * k + i]` under `row < m`: m and k), and those that enter the product twice
+     * (`row * n + col` under `row < n`). An inferred length follows the integer scalars among
+     * them (their product), and they stay small enough for the product to fit the memory limit. */
+    int32_t slot_param[GR_HINT_SLOTS];
+    uint32_t slot_offset[GR_HINT_SLOTS];
+    int nslots;
+    uint64_t index_scalars[GR_HINT_SLOTS];
+    uint64_t index_squared[GR_HINT_SLOTS];
 } gr_spec_hints;
 
 /* The hints for `sig`'s kernel in module `m`. Fails only for lack of memory; a kernel the

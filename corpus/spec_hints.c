@@ -75,23 +75,15 @@ static uint8_t highest_dim(uint8_t bits) {
     return bits & 4 ? 3 : bits & 2 ? 2 : 1;
 }
 
-static bool integer_scalar(const gr_kernel_param *p) {
-    if (p->kind != GR_PARAM_SCALAR) return false;
-    gr_elem_type t;
-    if (p->c_type && gr_elem_parse(p->c_type, &t)) return !gr_elem_is_float(t);
-    return p->ptx_type != PTX_TYPE_F32 && p->ptx_type != PTX_TYPE_F64 && p->ptx_type != PTX_TYPE_F16;
-}
-
 static void hints_of(const gr_kernel_facts *kf, const gr_kernel_sig *sig, gr_spec_hints *h) {
     h->known = true;
-    for (uint32_t p = 0; kf->index_scalars && p < kf->nparams && p < GR_HINT_PARAMS &&
-                         (int)p < sig->nparams; p++) {
-        if (sig->params[p].kind != GR_PARAM_POINTER) continue;
-        for (int q = 0; q < sig->nparams && q < 64; q++)
-            if (kf->index_scalars[p] >> q & 1 && integer_scalar(&sig->params[q])) {
-                h->index_scalars[p] |= 1ull << q;
-                h->index_squared[p] |= kf->index_squared[p] & 1ull << q;
-            }
+    (void)sig;
+    for (uint32_t s = 0; kf->index_scalars && s < kf->nslots && s < GR_HINT_SLOTS; s++) {
+        h->slot_param[s] = kf->slots[s].param;
+        h->slot_offset[s] = kf->slots[s].offset;
+        h->index_scalars[s] = kf->index_scalars[s];
+        h->index_squared[s] = kf->index_squared[s];
+        h->nslots = (int)s + 1;
     }
     uint8_t block_bits = (uint8_t)((kf->sreg_dims[PTX_SREG_TID] | kf->sreg_dims[PTX_SREG_NTID]) & 7);
     uint8_t grid_bits = (uint8_t)((kf->sreg_dims[PTX_SREG_CTAID] | kf->sreg_dims[PTX_SREG_NCTAID]) & 7);

@@ -118,26 +118,49 @@ static uint64_t buffer_cap(const spec_ctx *c, uint64_t elem_bytes) {
     return cap < 1024 ? 1024 : cap;
 }
 
-/* The scalars the indices of buffer `p` follow (hints), as a bit set of parameters, and those
- * of them that enter the product twice. */
-static uint64_t index_scalars_of(const spec_ctx *c, int p) {
-    return c->hints && p >= 0 && p < GR_HINT_PARAMS && p < c->spec->nparams
-               ? c->hints->index_scalars[p]
-               : 0;
+/* The hints' slot of entry `e` (a parameter, or a struct's field), or -1. */
+static int slot_of_entry(const spec_ctx *c, int e) {
+    const gr_param_spec *ps = &c->spec->params[e];
+    int param = ps->parent >= 0 ? ps->parent : e;
+    uint32_t offset = ps->parent >= 0 ? ps->field_offset : 0;
+    if (!c->hints || (ps->parent < 0 && c->sig->params[e].kind == GR_PARAM_AGGREGATE)) return -1;
+    for (int s = 0; s < c->hints->nslots; s++)
+        if (c->hints->slot_param[s] == param && c->hints->slot_offset[s] == offset) return s;
+    return -1;
 }
 
-static uint64_t index_squared_of(const spec_ctx *c, int p) {
-    return index_scalars_of(c, p) ? c->hints->index_squared[p] : 0;
+enum { MAX_FACTORS = 8 };
+
+/* The integer scalars (entries) the indices of buffer entry `e` follow, each once or twice
+ * (`twice`), in entry order; returns how many. */
+static int index_factors(const spec_ctx *c, int e, int *entries, bool *twice) {
+    int s = slot_of_entry(c, e), n = 0;
+    if (s < 0) return 0;
+    for (int q = 0; q < c->spec->nentries && n < MAX_FACTORS; q++) {
+        int t = c->spec->name_kinds[q] == GR_EXPR_NAME_INT ? slot_of_entry(c, q) : -1;
+        if (t < 0 || !(c->hints->index_scalars[s] >> t & 1)) continue;
+        gr_kernel_param tmp;
+        if (is_bool_type(spec_entry_param(c, q, &tmp)->c_type)) continue; /* a flag, no size */
+        entries[n] = q;
+        twice[n++] = c->hints->index_squared[s] >> t & 1;
+    }
+    return n;
 }
 
-/* The largest value scalar `q` may take so that every product of index scalars it is part of
- * fits one buffer (0: no limit): the g-th root of the cap for a product of g scalars. */
+/* The largest value scalar entry `q` may take so that every product of index scalars it is part
+ * of fits one buffer (0: no limit): the g-th root of the cap for a product of g factors. */
 static uint64_t index_scalar_limit(const spec_ctx *c, int q) {
     int g = 0;
-    for (int p = 0; p < c->spec->nparams && p < GR_HINT_PARAMS && q < 64; p++) {
-        uint64_t m = index_scalars_of(c, p);
-        int factors = __builtin_popcountll(m) + __builtin_popcountll(index_squared_of(c, p));
-        if (m >> q & 1 && factors > g) g = factors;
+    for (int e = 0; e < c->spec->nentries; e++) {
+        if (c->spec->name_kinds[e] != GR_EXPR_NAME_BUFFER) continue;
+        int entries[MAX_FACTORS];
+        bool twice[MAX_FACTORS], mine = false;
+        int n = index_factors(c, e, entries, twice), factors = 0;
+        for (int i = 0; i < n; i++) {
+            factors += twice[i] ? 2 : 1;
+            mine |= entries[i] == q;
+        }
+        if (mine && factors > g) g = factors;
     }
     if (g < 2) return 0;
     uint64_t cap = buffer_cap(c, 8), r = (uint64_t)pow((double)cap, 1.0 / g);
@@ -173,7 +196,7 @@ static bool infer_scalar(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *
         return true;
     }
     int q = (int)(ps - c->spec->params);
-    uint64_t limit = q < c->spec->nparams ? index_scalar_limit(c, q) : 0;
+    uint64_t limit = index_scalar_limit(c, q);
     char hi[64] = "threads";
     if (limit) snprintf(hi, sizeof hi, "min(threads, %llu)", (unsigned long long)limit);
     return range_with_prefer(c, &ps->idom, "0", hi, scalar_prefer,
@@ -226,13 +249,14 @@ static bool infer_buffer(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *
     /* indices computed from scalars (`a[row * k + i]` under `row < m`): at least their product,
      * which their limits keep within the cap */
     char follow[300] = "";
-    int self = (int)(ps - c->spec->params);
-    uint64_t scalars = index_scalars_of(c, self), squared = index_squared_of(c, self);
+    int entries[MAX_FACTORS];
+    bool twice[MAX_FACTORS];
+    int nf = index_factors(c, (int)(ps - c->spec->params), entries, twice);
     size_t fn = 0;
-    for (int q = 0; q < c->spec->nparams && q < 64 && fn < sizeof follow; q++)
-        for (int times = 0; times < (squared >> q & 1 ? 2 : 1) && scalars >> q & 1 && fn < sizeof follow; times++)
+    for (int i = 0; i < nf && fn < sizeof follow; i++)
+        for (int times = 0; times < (twice[i] ? 2 : 1) && fn < sizeof follow; times++)
             fn += (size_t)snprintf(follow + fn, sizeof follow - fn, "%s%s", fn ? " * " : "",
-                                   c->spec->names[q]);
+                                   c->spec->names[entries[i]]);
     char len[512], base[128];
     snprintf(base, sizeof base, "min(max(1024, 4 * threads), %llu)", (unsigned long long)cap);
     char with[460];

@@ -520,64 +520,132 @@ static bool note_guards(kernel_view *v, gr_kernel_facts *kf) {
 
 /* ---- scalars that size a buffer's indices ---------------------------------------------------- */
 
-enum { CHAIN_NODES = 256 };
+enum { CHAIN_NODES = 256, MAX_SLOTS = 64 };
+
+/* The slot of parameter p at `offset` (added to the kernel's slots when new), or -1. */
+static int slot_of(gr_kernel_facts *kf, int32_t p, uint32_t offset) {
+    for (uint32_t s = 0; s < kf->nslots; s++)
+        if (kf->slots[s].param == p && kf->slots[s].offset == offset) return (int)s;
+    if (kf->nslots == MAX_SLOTS) return -1;
+    kf->slots[kf->nslots] = (gr_fact_slot){p, offset};
+    return (int)kf->nslots++;
+}
+
+/* The slot an ld.param reads into register r (added to the kernel's slots when new), or -1.
+ * A vector load (`ld.param.v2.u32 {%r1, %r2}, [k_param_0]`, a struct's int2) reads one slot per
+ * lane. */
+static int slot_read(kernel_view *v, gr_kernel_facts *kf, const ptx_insn *x, int32_t r) {
+    if (!x || x->op != PTX_OP_LD || x->space != PTX_SPACE_PARAM) return -1;
+    const ptx_operand *a = ptx_insn_address(x);
+    if (!a || a->addr_base != PTX_ADDR_SYMBOL || a->offset < 0) return -1;
+    int64_t lane = 0;
+    if (x->operands[0].kind == PTX_OPND_VEC) {
+        lane = -1;
+        for (uint32_t k = 0; k < x->operands[0].u.list.nelems; k++)
+            if (x->operands[0].u.list.elems[k].kind == PTX_OPND_REG &&
+                x->operands[0].u.list.elems[k].u.reg == r)
+                lane = (int64_t)k * ptx_type_size((ptx_type)x->type);
+        if (lane < 0) return -1;
+    }
+    int32_t p = -1;
+    for (int32_t i = 0; i < v->fn->nparams && p < 0; i++)
+        if (v->fn->params[i].name && strcmp(v->fn->params[i].name, a->addr_symbol) == 0) p = i;
+    return p < 0 ? -1 : slot_of(kf, p, (uint32_t)(a->offset + lane));
+}
 
 /* Marks in `seen` the registers `r` is computed from (every definition, up to CHAIN_NODES of
- * them), and sets in *params the parameters read along the way. Loads from memory end a chain:
- * an index read from a buffer is data. */
-static void index_chain(kernel_view *v, int32_t r, uint8_t *seen, int *budget, uint64_t *params) {
+ * them), and sets in *slots the parameter slots read along the way. Loads from memory end a
+ * chain: an index read from a buffer is data. */
+static void index_chain(kernel_view *v, gr_kernel_facts *kf, int32_t r, uint8_t *seen, int *budget,
+                        uint64_t *slots) {
     if (r < 0 || r >= gr_affine_register_count(v->ak) || seen[r] || --*budget < 0) return;
     seen[r] = 1;
     uint32_t n = 0;
     const ptx_insn *const *defs = gr_affine_defs(v->ak, r, &n);
     for (uint32_t i = 0; i < n; i++) {
         const ptx_insn *d = defs[i];
-        int32_t p = param_read(v, d);
-        if (p >= 0) {
-            if (p < 64) *params |= 1ull << p;
+        int s = slot_read(v, kf, d, r);
+        if (s >= 0) {
+            *slots |= 1ull << s;
             continue;
         }
         uint32_t cls = ptx_opcode_class((ptx_opcode)d->op);
         if (cls & (PTX_OPC_MEMORY | PTX_OPC_ATOMIC) || d->op == PTX_OP_CALL) continue;
         for (uint8_t k = 1; k < d->noperands; k++)
             if (d->operands[k].kind == PTX_OPND_REG && !d->operands[k].has_component)
-                index_chain(v, d->operands[k].u.reg, seen, budget, params);
+                index_chain(v, kf, d->operands[k].u.reg, seen, budget, slots);
     }
+}
+
+/* The slot holding the pointer an address is built on (`ld.param.u64 %rd1, [k_param_0+8]`,
+ * then cvta, add of an offset), or -1. */
+static int pointer_root(kernel_view *v, gr_kernel_facts *kf, int32_t r, int depth) {
+    uint32_t n = 0;
+    const ptx_insn *const *defs = depth < 8 ? gr_affine_defs(v->ak, r, &n) : NULL;
+    for (uint32_t i = 0; i < n; i++) { /* a pointer bumped in a loop: its first definition */
+        const ptx_insn *d = defs[i];
+        if (d->op == PTX_OP_LD) {
+            int s = ptx_type_size((ptx_type)d->type) == 8 ? slot_read(v, kf, d, r) : -1;
+            if (s >= 0) return s;
+            continue;
+        }
+        if ((d->op == PTX_OP_MOV || d->op == PTX_OP_CVTA) && d->noperands == 2 &&
+            d->operands[1].kind == PTX_OPND_REG) {
+            int s = pointer_root(v, kf, d->operands[1].u.reg, depth + 1);
+            if (s >= 0) return s;
+        }
+        if ((d->op == PTX_OP_ADD || d->op == PTX_OP_SUB) && d->noperands == 3 &&
+            ptx_type_size((ptx_type)d->type) == 8)
+            for (int k = 1; k <= (d->op == PTX_OP_ADD ? 2 : 1); k++)
+                if (d->operands[k].kind == PTX_OPND_REG && d->operands[k].u.reg != r) {
+                    int s = pointer_root(v, kf, d->operands[k].u.reg, depth + 1);
+                    if (s >= 0) return s;
+                }
+    }
+    return -1;
 }
 
 static bool note_index_scalars(kernel_view *v, gr_kernel_facts *kf) {
     int32_t nregs = gr_affine_register_count(v->ak);
-    kf->nparams = (uint32_t)v->fn->nparams;
-    kf->index_scalars = calloc(kf->nparams ? kf->nparams : 1, sizeof *kf->index_scalars);
-    kf->index_squared = calloc(kf->nparams ? kf->nparams : 1, sizeof *kf->index_squared);
+    kf->slots = calloc(MAX_SLOTS, sizeof *kf->slots);
+    kf->index_scalars = calloc(MAX_SLOTS, sizeof *kf->index_scalars);
+    kf->index_squared = calloc(MAX_SLOTS, sizeof *kf->index_squared);
+    int32_t *root = calloc(v->g.n ? v->g.n : 1, sizeof *root); /* per access: its pointer's slot */
     uint8_t *seen = calloc((size_t)(nregs > 0 ? nregs : 1), 1);
     uint8_t *any = calloc((size_t)(nregs > 0 ? nregs : 1), 1);
     uint64_t *cmp_with = calloc((size_t)(nregs > 0 ? nregs : 1), sizeof *cmp_with);
-    if (!kf->index_scalars || !kf->index_squared || !seen || !any || !cmp_with) {
+    if (!kf->slots || !kf->index_scalars || !kf->index_squared || !seen || !any || !cmp_with || !root) {
         free(seen);
         free(any);
         free(cmp_with);
+        free(root);
         return false;
     }
-    for (uint32_t p = 0; p < kf->nparams; p++) {
+    for (uint32_t i = 0; i < v->g.n; i++) {
+        const ptx_insn *x = v->g.insn[i];
+        const ptx_operand *a = ptx_insn_address(x);
+        root[i] = -1;
+        if (!(ptx_opcode_class((ptx_opcode)x->op) & PTX_OPC_MEMORY) ||
+            (x->space != PTX_SPACE_GLOBAL && x->space != PTX_SPACE_NONE) || !a ||
+            a->addr_base != PTX_ADDR_REG)
+            continue;
+        gr_affine_form f = gr_affine_address(v->ak, x);
+        root[i] = f.base == GR_AFFINE_BASE_PARAM ? slot_of(kf, f.base_index, 0)
+                                                 : pointer_root(v, kf, a->addr_reg, 0);
+    }
+    for (uint32_t p = 0; p < kf->nslots; p++) { /* p: the slot of a buffer's pointer */
         memset(any, 0, (size_t)(nregs > 0 ? nregs : 1));
         bool accessed = false;
         uint64_t read_in = 0, compared = 0; /* parameters read into offsets / compared with them */
         memset(cmp_with, 0, (size_t)(nregs > 0 ? nregs : 1) * sizeof *cmp_with);
         for (uint32_t i = 0; i < v->g.n; i++) {
             const ptx_insn *x = v->g.insn[i];
-            if (!(ptx_opcode_class((ptx_opcode)x->op) & PTX_OPC_MEMORY) ||
-                (x->space != PTX_SPACE_GLOBAL && x->space != PTX_SPACE_NONE))
-                continue;
-            gr_affine_form f = gr_affine_address(v->ak, x);
             const ptx_operand *a = ptx_insn_address(x);
-            if (f.base != GR_AFFINE_BASE_PARAM || f.base_index != (int32_t)p || !a ||
-                a->addr_base != PTX_ADDR_REG)
-                continue;
+            if (root[i] != (int32_t)p) continue;
             accessed = true;
             memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
             int budget = CHAIN_NODES;
-            index_chain(v, a->addr_reg, seen, &budget, &read_in);
+            index_chain(v, kf, a->addr_reg, seen, &budget, &read_in);
             for (int32_t r = 0; r < nregs; r++) any[r] |= seen[r];
         }
         if (!accessed) continue;
@@ -596,7 +664,7 @@ static bool note_index_scalars(kernel_view *v, gr_kernel_facts *kf) {
                 memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
                 int budget = 16;
                 uint64_t bp = 0;
-                index_chain(v, bound->u.reg, seen, &budget, &bp);
+                index_chain(v, kf, bound->u.reg, seen, &budget, &bp);
                 compared |= bp;
                 cmp_with[idx->u.reg] |= bp;
             }
@@ -618,7 +686,7 @@ static bool note_index_scalars(kernel_view *v, gr_kernel_facts *kf) {
             memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
             int budget = 32;
             uint64_t bp = 0;
-            index_chain(v, x->guard_reg, seen, &budget, &bp);
+            index_chain(v, kf, x->guard_reg, seen, &budget, &bp);
             compared |= bp;
         }
         /* q squared: a value compared with q is multiplied by q (`row * n` under `row < n`) */
@@ -635,21 +703,22 @@ static bool note_index_scalars(kernel_view *v, gr_kernel_facts *kf) {
                 uint64_t pf = 0, pg = 0;
                 int budget = 32;
                 memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
-                index_chain(v, f->u.reg, seen, &budget, &pf);
+                index_chain(v, kf, f->u.reg, seen, &budget, &pf);
                 memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
                 budget = 32;
-                index_chain(v, g->u.reg, seen, &budget, &pg);
+                index_chain(v, kf, g->u.reg, seen, &budget, &pg);
                 for (int32_t r = 0; r < nregs; r++)
                     if (seen[r]) squared |= cmp_with[r] & pf;
             }
         }
-        uint64_t own = p < 64 ? 1ull << p : 0; /* the buffer's own pointer */
+        uint64_t own = 1ull << p; /* the buffer's own pointer */
         kf->index_scalars[p] = (read_in | compared) & ~own;
         kf->index_squared[p] = squared & ~own;
     }
     free(seen);
     free(any);
     free(cmp_with);
+    free(root);
     return true;
 }
 
@@ -694,6 +763,7 @@ void gr_facts_free(gr_facts *f) {
         for (uint32_t a = 0; a < f->kernels[k].narrays; a++) free(f->kernels[k].arrays[a].accesses);
         free(f->kernels[k].arrays);
         free(f->kernels[k].guards);
+        free(f->kernels[k].slots);
         free(f->kernels[k].index_scalars);
         free(f->kernels[k].index_squared);
     }

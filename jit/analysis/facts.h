@@ -85,6 +85,11 @@ typedef struct gr_fact_guard {
     char index[GR_FACT_TEXT]; /* index-bound: the thread index's form */
 } gr_fact_guard;
 
+typedef struct gr_fact_slot {
+    int32_t param;   /* the kernel parameter */
+    uint32_t offset; /* bytes into it (a struct's field) */
+} gr_fact_slot;
+
 typedef struct gr_kernel_facts {
     const char *name;
     int32_t function;   /* index into the module's functions */
@@ -93,16 +98,18 @@ typedef struct gr_kernel_facts {
     uint32_t narrays;
     gr_fact_guard *guards;
     uint32_t nguards;
-    /* Per parameter (index_scalars[p], nparams entries; NULL when the kernel cannot be read):
-     * for a parameter whose buffer the kernel accesses, bit q for each parameter q < 64 read
-     * into those accesses' offsets or compared with a value the offsets are computed from
-     * (`a[row * k + i]` under `row < m` and `i < k`: m and k). Which of them are integer
-     * scalars is the caller's to say; indices loaded from memory are not followed. */
+    /* The values the kernel reads from its parameter space (a parameter, or a field of a
+     * struct passed by value at `offset`), at most 64. Per slot s whose pointer the kernel
+     * accesses memory through (index_scalars[s], nslots entries; NULL when the kernel cannot
+     * be read): bit t for each slot t read into those accesses' offsets or compared with a value
+     * the offsets are computed from (`a[row * k + i]` under `row < m` and `i < k`: m and k).
+     * Which of them are integer scalars is the caller's to say; indices loaded from memory are
+     * not followed. index_squared: of those, the ones a value compared with them is multiplied
+     * by (`row * n + col` under `row < n`): the offsets reach n * n. */
+    gr_fact_slot *slots;
+    uint32_t nslots;
     uint64_t *index_scalars;
-    /* Of those, the ones both read into the offsets and compared with them (`row * n + col`
-     * under `row < n` and `col < n`): the offsets reach n * n. */
     uint64_t *index_squared;
-    uint32_t nparams;
 } gr_kernel_facts;
 
 typedef struct gr_facts {
