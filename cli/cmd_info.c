@@ -175,6 +175,30 @@ static json_t *kernel_facts_json(const ptx_module *m, const gr_kernel_facts *kf,
         json_array_append_new(arrays, o);
     }
     for (uint32_t g = 0; g < kf->nguards; g++) json_array_append_new(guards, guard_json(m, kf, &kf->guards[g], sig));
+    /* per buffer: the parameter slots its indices follow ("n" twice: the offsets reach n * n) */
+    json_t *follow = json_array();
+    for (uint32_t b = 0; kf->index_scalars && b < kf->nslots; b++) {
+        if (!kf->index_scalars[b]) continue;
+        json_t *o = json_object(), *names = json_array();
+        char name[300];
+        const gr_fact_slot *sb = &kf->slots[b];
+        snprintf(name, sizeof name, "%s%s%u", param_name(m, kf, sb->param, sig), sb->offset ? "+" : "",
+                 sb->offset);
+        if (!sb->offset) name[strlen(param_name(m, kf, sb->param, sig))] = '\0';
+        json_object_set_new(o, "buffer", json_string(name));
+        for (uint32_t t = 0; t < kf->nslots; t++) {
+            if (!(kf->index_scalars[b] >> t & 1)) continue;
+            const gr_fact_slot *st = &kf->slots[t];
+            snprintf(name, sizeof name, "%s%s%u", param_name(m, kf, st->param, sig), st->offset ? "+" : "",
+                     st->offset);
+            if (!st->offset) name[strlen(param_name(m, kf, st->param, sig))] = '\0';
+            json_array_append_new(names, json_string(name));
+            if (kf->index_squared[b] >> t & 1) json_array_append_new(names, json_string(name));
+        }
+        json_object_set_new(o, "follows", names);
+        json_array_append_new(follow, o);
+    }
+    json_object_set_new(k, "index_scalars", follow);
     json_object_set_new(k, "special_registers", sregs);
     json_object_set_new(k, "shared_arrays", arrays);
     json_object_set_new(k, "guards", guards);

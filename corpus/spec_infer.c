@@ -129,7 +129,7 @@ static int slot_of_entry(const spec_ctx *c, int e) {
     return -1;
 }
 
-enum { MAX_FACTORS = 8 };
+enum { MAX_FACTORS = 8, INDEX_PRODUCT_MAX = 1 << 16 };
 
 /* The integer scalars (entries) the indices of buffer entry `e` follow, each once or twice
  * (`twice`), in entry order; returns how many. */
@@ -163,7 +163,10 @@ static uint64_t index_scalar_limit(const spec_ctx *c, int q) {
         if (mine && factors > g) g = factors;
     }
     if (g < 2) return 0;
-    uint64_t cap = buffer_cap(c, 8), r = (uint64_t)pow((double)cap, 1.0 / g);
+    /* at most 2^16 elements from the product: launches stay quick to fill, shadow and run */
+    uint64_t cap = buffer_cap(c, 8);
+    if (cap > INDEX_PRODUCT_MAX) cap = INDEX_PRODUCT_MAX;
+    uint64_t r = (uint64_t)pow((double)cap, 1.0 / g);
     while (r > 1) { /* pow rounds: make sure r^g <= cap */
         uint64_t v = 1;
         bool over = false;
