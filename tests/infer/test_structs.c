@@ -194,7 +194,8 @@ Test(structs, a_spec_describes_fields_and_lengths_follow_them, .timeout = 120) {
                        " \"launch\": {\"grid\": 2, \"block\": 64},\n"
                        " \"params\": {\"v\": {\"fields\": {\n"
                        "    \"n\": {\"range\": [1, 300]},\n"
-                       "    \"data\": {\"length\": \"v.n\", \"generator\": {\"kind\": \"constant\", \"value\": 2}}}}}}\n";
+                       "    \"data\": {\"length\": \"v.n\", \"generator\": {\"kind\": \"constant\", \"value\": 2}}}}},\n"
+                       " \"preconditions\": [\"len(v.data) == v.n\"]}\n";
     cr_assert(gr_spec_parse(&spec, json, "view.json", &c.kernels.kernels[0], &err), "%s", err.message);
     cr_assert(gr_codec_init(&codec, &spec, &err), "%s", err.message);
     uint8_t genome[256];
