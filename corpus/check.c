@@ -104,6 +104,16 @@ void gr_spec_entry_arg(const gr_spec *s, const gr_input *l, int i, gr_input_arg 
         if (st->ptrs[k].at == ps->field_offset) out->buffer = st->ptrs[k].buffer;
 }
 
+/* A struct argument with pointer fields in the spec but no buffers behind them: bytes a program
+ * passed (a recorded launch), its pointers the program's own. Its fields are not checked. */
+static bool opaque_struct(const gr_spec *s, const gr_input *l, int e) {
+    int parent = s->params[e].parent;
+    if (parent < 0 || parent >= l->nargs || l->args[parent].nptrs) return false;
+    for (int i = s->nparams; i < s->nentries; i++)
+        if (s->params[i].parent == parent && s->params[i].role == GR_ROLE_BUFFER) return true;
+    return false;
+}
+
 static const gr_input_buffer *buffer_of(checker *c, int param) {
     gr_input_arg entry;
     gr_spec_entry_arg(c->spec, c->launch, param, &entry);
@@ -320,6 +330,7 @@ static bool check_launch(const gr_spec *s, const gr_input *l, bool contents, gr_
         gr_spec_entry_arg(s, l, i, &entry);
         const gr_input_arg *a = &entry;
         int owner = ps->parent >= 0 ? ps->parent : i;
+        if (opaque_struct(s, l, i)) continue;
         if (ps->role == GR_ROLE_SCALAR) {
             if (a->kind != GR_INPUT_SCALAR || a->type != ps->type) ok = bad(&c, "params.%s: expected a %s scalar", ps->name, gr_elem_name(ps->type));
             else if (!gr_elem_is_float(ps->type)) scalars[i] = gr_scalar_as_i64(a->type, a->bits);
@@ -344,6 +355,7 @@ static bool check_launch(const gr_spec *s, const gr_input *l, bool contents, gr_
         snprintf(path, sizeof path, "params.%s", ps->name);
         gr_input_arg entry;
         gr_spec_entry_arg(s, l, i, &entry);
+        if (opaque_struct(s, l, i)) continue;
         if (ps->role == GR_ROLE_SCALAR) {
             if (gr_elem_is_float(ps->type)) ok = check_float(&c, &ps->fdom, ps->type, entry.bits, path);
             else ok = in_domain(&c, &ps->idom, scalars[i], gr_elem_int_min(ps->type), gr_elem_int_max(ps->type), path);
@@ -360,7 +372,8 @@ static bool check_launch(const gr_spec *s, const gr_input *l, bool contents, gr_
         }
     }
     for (int i = 0; ok && contents && i < s->nentries; i++)
-        if (s->params[i].role == GR_ROLE_BUFFER) ok = check_contents(&c, i, buffer_of(&c, i));
+        if (s->params[i].role == GR_ROLE_BUFFER && !opaque_struct(s, l, i))
+            ok = check_contents(&c, i, buffer_of(&c, i));
     for (int p = 0; ok && p < s->npreconditions; p++) {
         int64_t holds;
         snprintf(path, sizeof path, "preconditions[%d]", p);

@@ -172,6 +172,13 @@ Test(structs, pointer_fields_get_buffers_of_their_own, .timeout = 120) {
         cr_expect(gr_spec_check_launch(&spec, &in, &err), "%s", err.message);
         gr_input_free(&in);
     }
+    /* a launch a program made (recorded): the struct's bytes with the program's own pointers
+     * and no buffers behind them still fit the spec, as they did before fields were described */
+    uint8_t bytes[48] = {0};
+    gr_input_arg arg = {.kind = GR_INPUT_BYTES, .buffer = -1, .bytes = bytes, .nbytes = 48};
+    gr_input rec = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .args = &arg, .nargs = 1,
+                    .schedule = {.quantum = 1, .depth = 1}};
+    cr_expect(gr_spec_check_launch(&spec, &rec, &err), "%s", err.message);
     gr_codec_free(&codec);
     gr_spec_free(&spec);
     compiled_free(&c);
