@@ -712,6 +712,16 @@ static bool note_index_scalars(kernel_view *v, gr_kernel_facts *kf) {
             }
         }
         uint64_t own = 1ull << p; /* the buffer's own pointer */
+        /* a pointer in a struct (a matrix with its sizes): a value compared with several
+         * bounds (`row < A.height`, `row < C.height`) is bounded by those of its own struct */
+        uint64_t mine = 0;
+        for (uint32_t t = 0; t < kf->nslots && t < MAX_SLOTS; t++)
+            if (kf->slots[t].param == kf->slots[p].param) mine |= 1ull << t;
+        mine &= ~own; /* other fields of the buffer's struct; none for a plain pointer */
+        if (compared & mine) {
+            compared &= mine;
+            squared &= mine;
+        }
         kf->index_scalars[p] = (read_in | compared) & ~own;
         kf->index_squared[p] = squared & ~own;
     }
