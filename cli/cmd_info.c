@@ -49,6 +49,11 @@ static void print_kernel(const cli_loaded *l, const gr_kernel_sig *k, const char
                p->c_type ? p->c_type : ptx_type_name((ptx_type)p->ptx_type),
                param_kind_name(p->kind), p->size,
                p->name_from_source ? "" : " (name not found in the source)");
+        for (int f = 0; f < p->nfields; f++) /* a struct's fields, from its declaration */
+            printf("      .%-10s %-24s at byte %u%s\n", p->fields[f].name, p->fields[f].c_type,
+                   p->fields[f].offset, p->fields[f].is_pointer ? ", a buffer" : "");
+        if (p->kind == GR_PARAM_AGGREGATE && !p->nfields && p->layout_note)
+            printf("      fields unknown: %s\n", p->layout_note);
     }
     printf("  static shared memory: %llu bytes\n", (unsigned long long)k->static_shared_bytes);
     printf("  dynamic shared memory: %s\n", k->uses_dynamic_shared ? "used (extern __shared__)"
