@@ -180,6 +180,9 @@ typedef struct gr_spec_hints {
     int nslots;
     uint64_t index_scalars[GR_HINT_SLOTS];
     uint64_t index_squared[GR_HINT_SLOTS];
+    /* launch extents the product takes too (`threadIdx.y * lda`: blockDim.y): bit d for
+     * blockDim.d, 3 + d for gridDim.d */
+    uint8_t index_launch[GR_HINT_SLOTS];
 } gr_spec_hints;
 
 /* The hints for `sig`'s kernel in module `m`. Fails only for lack of memory; a kernel the

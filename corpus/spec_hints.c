@@ -83,6 +83,7 @@ static void hints_of(const gr_kernel_facts *kf, const gr_kernel_sig *sig, gr_spe
         h->slot_offset[s] = kf->slots[s].offset;
         h->index_scalars[s] = kf->index_scalars[s];
         h->index_squared[s] = kf->index_squared[s];
+        h->index_launch[s] = kf->index_launch[s];
         h->nslots = (int)s + 1;
     }
     uint8_t block_bits = (uint8_t)((kf->sreg_dims[PTX_SREG_TID] | kf->sreg_dims[PTX_SREG_NTID]) & 7);

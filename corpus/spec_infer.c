@@ -160,11 +160,13 @@ static uint64_t index_scalar_limit(const spec_ctx *c, int q) {
             factors += twice[i] ? 2 : 1;
             mine |= entries[i] == q;
         }
+        int s = slot_of_entry(c, e);
+        if (s >= 0) factors += __builtin_popcount(c->hints->index_launch[s]);
         if (mine && factors > g) g = factors;
     }
     if (g < 2) return 0;
     /* at most 2^16 elements from the product: launches stay quick to fill, shadow and run */
-    uint64_t cap = buffer_cap(c, 8);
+    uint64_t cap = buffer_cap(c, 32); /* elements of up to 32 bytes (double4) */
     if (cap > INDEX_PRODUCT_MAX) cap = INDEX_PRODUCT_MAX;
     uint64_t r = (uint64_t)pow((double)cap, 1.0 / g);
     while (r > 1) { /* pow rounds: make sure r^g <= cap */
@@ -260,10 +262,21 @@ static bool infer_buffer(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *
         for (int times = 0; times < (twice[i] ? 2 : 1) && fn < sizeof follow; times++)
             fn += (size_t)snprintf(follow + fn, sizeof follow - fn, "%s%s", fn ? " * " : "",
                                    c->spec->names[entries[i]]);
+    /* times the launch extents an unbounded coordinate multiplies a scalar by (`threadIdx.y *
+     * lda`); launches vary, so that product is capped as well */
+    int slot = nf ? slot_of_entry(c, (int)(ps - c->spec->params)) : -1;
+    uint8_t dims = slot >= 0 ? c->hints->index_launch[slot] : 0;
+    for (int d = 0; d < 6 && fn < sizeof follow; d++)
+        if (dims >> d & 1)
+            fn += (size_t)snprintf(follow + fn, sizeof follow - fn, " * %s.%c",
+                                   d < 3 ? "blockDim" : "gridDim", "xyz"[d % 3]);
     char len[512], base[128];
     snprintf(base, sizeof base, "min(max(1024, 4 * threads), %llu)", (unsigned long long)cap);
     char with[460];
-    if (follow[0] && fn < sizeof follow) snprintf(with, sizeof with, "max(%s, %s)", base, follow);
+    if (follow[0] && fn < sizeof follow && dims)
+        snprintf(with, sizeof with, "max(%s, min(%s, %llu))", base, follow, (unsigned long long)cap);
+    else if (follow[0] && fn < sizeof follow)
+        snprintf(with, sizeof with, "max(%s, %s)", base, follow);
     else snprintf(with, sizeof with, "%s", base);
     if (lanes == 1) snprintf(len, sizeof len, "%s", with);
     else snprintf(len, sizeof len, "%s * %d", with, lanes);
@@ -595,13 +608,16 @@ bool spec_note_inferred(spec_ctx *c) {
             if (lanes > 1) snprintf(times, sizeof times, " x %d", lanes);
             /* a length that follows scalars: "max(min(max(1024, 4 * threads), CAP), m * k)" */
             const char *lt = ps->length ? gr_expr_text(ps->length) : NULL;
-            const char *follow = lt && strncmp(lt, "max(min(", 8) == 0 ? strrchr(lt, ',') : NULL;
-            char size[200] = "max(1024, 4 * threads)";
-            if (follow) {
-                int n = (int)strlen(follow + 2);
-                const char *end = strchr(follow, ')');
-                if (end) n = (int)(end - follow - 2);
-                snprintf(size, sizeof size, "max(1024, 4 * threads, %.*s)", n, follow + 2);
+            static const char head[] = "max(min(max(1024, 4 * threads), ";
+            const char *follow = lt && strncmp(lt, head, sizeof head - 1) == 0
+                                     ? strstr(lt + sizeof head - 1, "), ")
+                                     : NULL;
+            char size[300] = "max(1024, 4 * threads)";
+            if (follow) { /* the second argument of the outer max */
+                follow += 3;
+                int depth = 0, n = 0;
+                while (follow[n] && depth >= 0) depth += follow[n] == '(' ? 1 : follow[n] == ')' ? -1 : 0, n++;
+                snprintf(size, sizeof size, "max(1024, 4 * threads, %.*s)", n - 1, follow);
             }
             snprintf(line, sizeof line, "%s (%s): %s, %s%s elements of %s "
                      "(at most %llu MiB in all buffers), %s%s",

@@ -605,16 +605,36 @@ static int pointer_root(kernel_view *v, gr_kernel_facts *kf, int32_t r, int dept
     return -1;
 }
 
+/* Which thread and block coordinates the registers in `seen` are computed from: bit d for
+ * %tid.d, bit 3 + d for %ctaid.d. */
+static uint8_t launch_dims_of(kernel_view *v, const uint8_t *seen, int32_t nregs) {
+    uint8_t dims = 0;
+    for (int32_t r = 0; r < nregs; r++) {
+        if (!seen[r]) continue;
+        uint32_t n = 0;
+        const ptx_insn *const *defs = gr_affine_defs(v->ak, r, &n);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint8_t k = 1; k < defs[i]->noperands; k++) {
+                const ptx_operand *o = &defs[i]->operands[k];
+                if (o->kind != PTX_OPND_SREG || !o->has_component || o->component > 2) continue;
+                if (o->u.sreg == PTX_SREG_TID) dims |= (uint8_t)(1u << o->component);
+                if (o->u.sreg == PTX_SREG_CTAID) dims |= (uint8_t)(8u << o->component);
+            }
+    }
+    return dims;
+}
+
 static bool note_index_scalars(kernel_view *v, gr_kernel_facts *kf) {
     int32_t nregs = gr_affine_register_count(v->ak);
     kf->slots = calloc(MAX_SLOTS, sizeof *kf->slots);
     kf->index_scalars = calloc(MAX_SLOTS, sizeof *kf->index_scalars);
     kf->index_squared = calloc(MAX_SLOTS, sizeof *kf->index_squared);
+    kf->index_launch = calloc(MAX_SLOTS, sizeof *kf->index_launch);
     int32_t *root = calloc(v->g.n ? v->g.n : 1, sizeof *root); /* per access: its pointer's slot */
     uint8_t *seen = calloc((size_t)(nregs > 0 ? nregs : 1), 1);
     uint8_t *any = calloc((size_t)(nregs > 0 ? nregs : 1), 1);
     uint64_t *cmp_with = calloc((size_t)(nregs > 0 ? nregs : 1), sizeof *cmp_with);
-    if (!kf->slots || !kf->index_scalars || !kf->index_squared || !seen || !any || !cmp_with || !root) {
+    if (!kf->slots || !kf->index_scalars || !kf->index_squared || !kf->index_launch || !seen || !any || !cmp_with || !root) {
         free(seen);
         free(any);
         free(cmp_with);
@@ -707,8 +727,13 @@ static bool note_index_scalars(kernel_view *v, gr_kernel_facts *kf) {
                 memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
                 budget = 32;
                 index_chain(v, kf, g->u.reg, seen, &budget, &pg);
+                bool bounded = false;
                 for (int32_t r = 0; r < nregs; r++)
-                    if (seen[r]) squared |= cmp_with[r] & pf;
+                    if (seen[r]) {
+                        squared |= cmp_with[r] & pf;
+                        bounded |= cmp_with[r] != 0;
+                    }
+                if (pf && !bounded) kf->index_launch[p] |= launch_dims_of(v, seen, nregs);
             }
         }
         uint64_t own = 1ull << p; /* the buffer's own pointer */
@@ -776,6 +801,7 @@ void gr_facts_free(gr_facts *f) {
         free(f->kernels[k].slots);
         free(f->kernels[k].index_scalars);
         free(f->kernels[k].index_squared);
+        free(f->kernels[k].index_launch);
     }
     free(f->kernels);
     memset(f, 0, sizeof *f);

@@ -110,6 +110,10 @@ typedef struct gr_kernel_facts {
     uint32_t nslots;
     uint64_t *index_scalars;
     uint64_t *index_squared;
+    /* and per slot: a parameter multiplied by a thread or block coordinate that no comparison
+     * bounds (`a[threadIdx.y * lda + threadIdx.x]`): bit d for %tid.d, 3 + d for %ctaid.d; the
+     * offsets reach lda * blockDim.y */
+    uint8_t *index_launch;
 } gr_kernel_facts;
 
 typedef struct gr_facts {

@@ -253,6 +253,14 @@ Test(hints, buffer_lengths_follow_the_scalars_their_indices_use) {
         cr_expect_str_eq(gr_expr_text(x.spec.params[p].length),
                          "max(min(max(1024, 4 * threads), 22369621), n * n)");
     inferred_free(&x);
+    /* a row index no comparison bounds: the block's extent is the other factor */
+    infer("extern \"C\" __global__ void tile(float *a, int lda) {\n"
+          "  a[threadIdx.y * lda + threadIdx.x] *= 2.0f;\n"
+          "}\n",
+          &x, true);
+    cr_expect_str_eq(gr_expr_text(x.spec.params[0].length),
+                     "max(min(max(1024, 4 * threads), 67108864), min(lda * blockDim.y, 67108864))");
+    inferred_free(&x);
 }
 
 Test(hints, the_kernels_own_extent_check_fixes_the_block) {
