@@ -285,10 +285,13 @@ static bool note_arrays(kernel_view *v, gr_kernel_facts *kf) {
         }
         for (uint8_t t = 0; t < f.nterms && acc->thread_only && f.known; t++) {
             const gr_affine_term *term = &f.terms[t];
-            /* a loop counter's multiple (>= 0, 0 on the first trip) does not loosen the bound */
-            if (term->degree == 1 && term->coef >= 0 &&
-                gr_affine_atom_is_counter(v->ak, term->atoms[0]))
-                continue;
+            /* a loop counter's multiple (>= 0, 0 on the first trip) does not loosen the bound,
+             * also times other atoms, which are never negative (`4*ntid.x*iter`: a counter of
+             * `c += blockDim.x`) */
+            bool counter = false;
+            for (uint8_t a = 0; a < term->degree; a++)
+                counter |= gr_affine_atom_is_counter(v->ak, term->atoms[a]);
+            if (counter && term->coef >= 0) continue;
             if (term->degree != 1 || term->atoms[0] > 2) acc->thread_only = false; /* tid.x/y/z */
             else acc->tid_coef[term->atoms[0]] += term->coef;
         }
