@@ -205,7 +205,6 @@ static bool lay_out_member(layout *L, const char *type, bool is_const, const cha
         if (!size) {
             char inner[160];
             snprintf(inner, sizeof inner, "%s.", name);
-            uint32_t at = (uint32_t)-1; /* placed below, once the alignment is known */
             layout probe = {L->texts, L->ntexts, {{0}}, 0, ""};
             if (!lay_out_struct(&probe, type, inner, 0, depth + 1, &size, &align)) {
                 snprintf(L->note, NOTE, "%s", probe.note);
@@ -214,11 +213,11 @@ static bool lay_out_member(layout *L, const char *type, bool is_const, const cha
             }
             if (member_align > align) align = member_align;
             *offset = (*offset + align - 1) / align * align;
-            at = *offset;
+            uint32_t at = *offset;
             if (!is_array) { /* nested struct: its fields, moved to where it lies */
                 for (int i = 0; i < probe.nfields; i++) {
-                    if (L->nfields == MAX_FIELDS) {
-                        gr_struct_fields_free(probe.fields, probe.nfields);
+                    if (L->nfields == MAX_FIELDS) { /* those moved already are L's to free */
+                        gr_struct_fields_free(probe.fields + i, probe.nfields - i);
                         snprintf(L->note, NOTE, "more than %d fields", MAX_FIELDS);
                         return false;
                     }
