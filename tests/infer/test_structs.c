@@ -121,6 +121,24 @@ Test(structs, a_declaration_that_disagrees_with_the_ptx_is_not_trusted, .timeout
     compiled_free(&c);
 }
 
+Test(structs, a_struct_of_more_fields_than_described_keeps_its_bytes, .timeout = 120) {
+    /* two nested structs of 40 ints each: 80 fields, more than a layout describes */
+    char src[4096];
+    size_t n = (size_t)snprintf(src, sizeof src, "struct Forty {");
+    for (int i = 0; i < 40; i++) n += (size_t)snprintf(src + n, sizeof src - n, " int f%d;", i);
+    snprintf(src + n, sizeof src - n,
+             " };\nstruct Pair { Forty a, b; };\n"
+             "extern \"C\" __global__ void k(Pair p, int *out) { out[threadIdx.x] = p.a.f3 + p.b.f39; }\n");
+    compiled c;
+    compile(src, &c);
+    const gr_kernel_param *p = &c.kernels.kernels[0].params[0];
+    cr_expect_eq(p->size, 320);
+    cr_expect_eq(p->nfields, 0);
+    cr_assert_not_null(p->layout_note);
+    cr_expect(strstr(p->layout_note, "more than 64 fields"), "%s", p->layout_note);
+    compiled_free(&c);
+}
+
 /* Decodes genomes of pseudo-random bytes and checks the struct's pointers and scalars. */
 Test(structs, pointer_fields_get_buffers_of_their_own, .timeout = 120) {
     compiled c;
