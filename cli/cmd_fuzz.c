@@ -1109,6 +1109,14 @@ static void assumption_of(const search_session *s, const gr_input *in, const gr_
                                 a->name ? a->name : "?",
                                 (long long)gr_scalar_as_i64(a->type, a->bits));
     }
+    for (int i = s->spec.nparams; i < s->spec.nentries && len < n; i++) { /* a struct's fields */
+        const gr_param_spec *ps = &s->spec.params[i];
+        if (ps->role != GR_ROLE_SCALAR || gr_elem_is_float(ps->type) || ps->from_json) continue;
+        gr_input_arg a;
+        gr_spec_entry_arg(&s->spec, in, i, &a);
+        len += (size_t)snprintf(buf + len, n - len, "%s %s = %lld", scalars++ ? "," : " and scalars",
+                                ps->name, (long long)gr_scalar_as_i64(a.type, a.bits));
+    }
     if (len < n)
         snprintf(buf + len, n - len, " the tool chose (no spec); give a spec whose lengths "
                                      "follow the scalars");
@@ -1137,7 +1145,33 @@ static void scalar_dependence(search_session *s, gr_input *in, uint64_t sig, boo
         if (bits != a->bits) changed++;
         a->bits = bits;
     }
-    if (!changed) return;
+    /* the scalar fields of structs passed by value, written into their bytes (kept to restore) */
+    uint8_t *saved_bytes[64] = {0};
+    for (int e = s->spec.nparams; e < s->spec.nentries; e++) {
+        const gr_param_spec *ps = &s->spec.params[e];
+        if (ps->role != GR_ROLE_SCALAR || gr_elem_is_float(ps->type) || ps->from_json ||
+            ps->idom.kind == GR_DOM_CHOICES || ps->parent < 0 || ps->parent >= in->nargs ||
+            ps->parent >= 64)
+            continue;
+        gr_input_arg *st = &in->args[ps->parent];
+        uint32_t size = (uint32_t)gr_elem_size(ps->type);
+        if (st->kind != GR_INPUT_BYTES || ps->field_offset + size > st->nbytes) continue;
+        if (!saved_bytes[ps->parent]) {
+            if (!(saved_bytes[ps->parent] = malloc(st->nbytes))) continue;
+            memcpy(saved_bytes[ps->parent], st->bytes, st->nbytes);
+        }
+        uint64_t bits = gr_scalar_from_i64(ps->type, hang ? 1 : (int64_t)threads);
+        if (memcmp(st->bytes + ps->field_offset, &bits, size)) changed++;
+        memcpy(st->bytes + ps->field_offset, &bits, size);
+    }
+    if (!changed) {
+        for (int i = 0; i < in->nargs && i < 64; i++)
+            if (saved_bytes[i]) {
+                memcpy(in->args[i].bytes, saved_bytes[i], in->args[i].nbytes);
+                free(saved_bytes[i]);
+            }
+        return;
+    }
     gr_launch_result res;
     gr_error err = GR_ERROR_INIT;
     bool ran = gr_runner_run(s->runner, in, &res, &err);
@@ -1146,6 +1180,14 @@ static void scalar_dependence(search_session *s, gr_input *in, uint64_t sig, boo
     if (ran) gr_launch_result_free(&res);
     gr_error_clear(&err);
     for (int i = 0; i < in->nargs && i < 64; i++) in->args[i].bits = saved[i];
+    /* the fields' values as the finding had them, for the note, then the bytes restored */
+    uint8_t *tried[64] = {0};
+    for (int i = 0; i < in->nargs && i < 64; i++)
+        if (saved_bytes[i]) {
+            tried[i] = in->args[i].bytes;
+            in->args[i].bytes = saved_bytes[i];
+        }
+    for (int i = 0; i < 64; i++) free(tried[i]);
     if (still) return;
     size_t len = (size_t)snprintf(buf, n, "assumes");
     int k = 0;
@@ -1156,6 +1198,16 @@ static void scalar_dependence(search_session *s, gr_input *in, uint64_t sig, boo
             continue;
         len += (size_t)snprintf(buf + len, n - len, "%s %s = %lld", k++ ? "," : "",
                                 a->name ? a->name : "?", (long long)gr_scalar_as_i64(a->type, a->bits));
+    }
+    for (int e = s->spec.nparams; e < s->spec.nentries && len < n; e++) {
+        const gr_param_spec *ps = &s->spec.params[e];
+        if (ps->role != GR_ROLE_SCALAR || gr_elem_is_float(ps->type) || ps->from_json ||
+            ps->idom.kind == GR_DOM_CHOICES)
+            continue;
+        gr_input_arg a;
+        gr_spec_entry_arg(&s->spec, in, e, &a);
+        len += (size_t)snprintf(buf + len, n - len, "%s %s = %lld", k++ ? "," : "", ps->name,
+                                (long long)gr_scalar_as_i64(a.type, a.bits));
     }
     if (len < n)
         snprintf(buf + len, n - len, " (chosen by the tool, no spec): with each set to %llu %s",

@@ -49,6 +49,11 @@ static void print_kernel(const cli_loaded *l, const gr_kernel_sig *k, const char
                p->c_type ? p->c_type : ptx_type_name((ptx_type)p->ptx_type),
                param_kind_name(p->kind), p->size,
                p->name_from_source ? "" : " (name not found in the source)");
+        for (int f = 0; f < p->nfields; f++) /* a struct's fields, from its declaration */
+            printf("      .%-10s %-24s at byte %u%s\n", p->fields[f].name, p->fields[f].c_type,
+                   p->fields[f].offset, p->fields[f].is_pointer ? ", a buffer" : "");
+        if (p->kind == GR_PARAM_AGGREGATE && !p->nfields && p->layout_note)
+            printf("      fields unknown: %s\n", p->layout_note);
     }
     printf("  static shared memory: %llu bytes\n", (unsigned long long)k->static_shared_bytes);
     printf("  dynamic shared memory: %s\n", k->uses_dynamic_shared ? "used (extern __shared__)"
@@ -162,12 +167,43 @@ static json_t *kernel_facts_json(const ptx_module *m, const gr_kernel_facts *kf,
             json_object_set_new(x, "size", json_integer(acc->size));
             json_object_set_new(x, "offset", json_string(acc->offset));
             json_object_set_new(x, "exact", json_boolean(acc->known));
+            if (acc->row_step > 0) { /* the loose reading: thread terms + constant + k * step */
+                char loose[160];
+                snprintf(loose, sizeof loose, "%lld*tid.x + %lld*tid.y + %lld*tid.z + %lld + k*%lld",
+                         (long long)acc->tid_coef[0], (long long)acc->tid_coef[1],
+                         (long long)acc->tid_coef[2], (long long)acc->constant, (long long)acc->row_step);
+                json_object_set_new(x, "loose_offset", json_string(loose));
+            }
             json_array_append_new(accs, x);
         }
         json_object_set_new(o, "accesses", accs);
         json_array_append_new(arrays, o);
     }
     for (uint32_t g = 0; g < kf->nguards; g++) json_array_append_new(guards, guard_json(m, kf, &kf->guards[g], sig));
+    /* per buffer: the parameter slots its indices follow ("n" twice: the offsets reach n * n) */
+    json_t *follow = json_array();
+    for (uint32_t b = 0; kf->index_scalars && b < kf->nslots; b++) {
+        if (!kf->index_scalars[b]) continue;
+        json_t *o = json_object(), *names = json_array();
+        char name[300];
+        const gr_fact_slot *sb = &kf->slots[b];
+        snprintf(name, sizeof name, "%s%s%u", param_name(m, kf, sb->param, sig), sb->offset ? "+" : "",
+                 sb->offset);
+        if (!sb->offset) name[strlen(param_name(m, kf, sb->param, sig))] = '\0';
+        json_object_set_new(o, "buffer", json_string(name));
+        for (uint32_t t = 0; t < kf->nslots; t++) {
+            if (!(kf->index_scalars[b] >> t & 1)) continue;
+            const gr_fact_slot *st = &kf->slots[t];
+            snprintf(name, sizeof name, "%s%s%u", param_name(m, kf, st->param, sig), st->offset ? "+" : "",
+                     st->offset);
+            if (!st->offset) name[strlen(param_name(m, kf, st->param, sig))] = '\0';
+            json_array_append_new(names, json_string(name));
+            if (kf->index_squared[b] >> t & 1) json_array_append_new(names, json_string(name));
+        }
+        json_object_set_new(o, "follows", names);
+        json_array_append_new(follow, o);
+    }
+    json_object_set_new(k, "index_scalars", follow);
     json_object_set_new(k, "special_registers", sregs);
     json_object_set_new(k, "shared_arrays", arrays);
     json_object_set_new(k, "guards", guards);

@@ -79,8 +79,45 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+void gr_spec_entry_arg(const gr_spec *s, const gr_input *l, int i, gr_input_arg *out) {
+    memset(out, 0, sizeof *out);
+    out->buffer = -1;
+    if (i < s->nparams) {
+        if (i < l->nargs) *out = l->args[i];
+        return;
+    }
+    const gr_param_spec *ps = &s->params[i];
+    if (ps->parent < 0 || ps->parent >= l->nargs) return;
+    const gr_input_arg *st = &l->args[ps->parent];
+    out->name = (char *)ps->name;
+    if (ps->role == GR_ROLE_SCALAR) {
+        uint32_t size = (uint32_t)gr_elem_size(ps->type);
+        out->kind = GR_INPUT_SCALAR;
+        out->type = ps->type;
+        if (st->kind == GR_INPUT_BYTES && ps->field_offset + size <= st->nbytes)
+            memcpy(&out->bits, st->bytes + ps->field_offset, size);
+        return;
+    }
+    out->kind = GR_INPUT_BUFFER;
+    out->type = ps->type;
+    for (int k = 0; st->kind == GR_INPUT_BYTES && k < st->nptrs; k++)
+        if (st->ptrs[k].at == ps->field_offset) out->buffer = st->ptrs[k].buffer;
+}
+
+/* A struct argument with pointer fields in the spec but no buffers behind them: bytes a program
+ * passed (a recorded launch), its pointers the program's own. Its fields are not checked. */
+static bool opaque_struct(const gr_spec *s, const gr_input *l, int e) {
+    int parent = s->params[e].parent;
+    if (parent < 0 || parent >= l->nargs || l->args[parent].nptrs) return false;
+    for (int i = s->nparams; i < s->nentries; i++)
+        if (s->params[i].parent == parent && s->params[i].role == GR_ROLE_BUFFER) return true;
+    return false;
+}
+
 static const gr_input_buffer *buffer_of(checker *c, int param) {
-    const gr_input_arg *a = &c->launch->args[param];
+    gr_input_arg entry;
+    gr_spec_entry_arg(c->spec, c->launch, param, &entry);
+    const gr_input_arg *a = &entry;
     if (a->kind != GR_INPUT_BUFFER || a->buffer < 0 || a->buffer >= c->launch->nbuffers) return NULL;
     return &c->launch->buffers[a->buffer];
 }
@@ -275,7 +312,7 @@ static bool check_launch(const gr_spec *s, const gr_input *l, bool contents, gr_
         l->schedule.quantum < 1 || l->schedule.quantum > GR_INPUT_SCHED_MAX_QUANTUM)
         return bad(&c, "schedule out of range");
     if (l->nargs != s->nparams) return bad(&c, "%d arguments for %d parameters", l->nargs, s->nparams);
-    size_t n = (size_t)(s->nparams ? s->nparams : 1);
+    size_t n = (size_t)(s->nentries ? s->nentries : 1);
     int64_t *scalars = calloc(n, sizeof *scalars), *lengths = calloc(n, sizeof *lengths);
     if (!scalars || !lengths) {
         free(scalars);
@@ -287,15 +324,19 @@ static bool check_launch(const gr_spec *s, const gr_input *l, bool contents, gr_
     bool ok = true;
     uint64_t total = 0;
     int buffers_seen = 0;
-    for (int i = 0; ok && i < s->nparams; i++) {
+    for (int i = 0; ok && i < s->nentries; i++) {
         const gr_param_spec *ps = &s->params[i];
-        const gr_input_arg *a = &l->args[i];
+        gr_input_arg entry;
+        gr_spec_entry_arg(s, l, i, &entry);
+        const gr_input_arg *a = &entry;
+        int owner = ps->parent >= 0 ? ps->parent : i;
+        if (opaque_struct(s, l, i)) continue;
         if (ps->role == GR_ROLE_SCALAR) {
             if (a->kind != GR_INPUT_SCALAR || a->type != ps->type) ok = bad(&c, "params.%s: expected a %s scalar", ps->name, gr_elem_name(ps->type));
             else if (!gr_elem_is_float(ps->type)) scalars[i] = gr_scalar_as_i64(a->type, a->bits);
         } else if (ps->role == GR_ROLE_BUFFER) {
             const gr_input_buffer *b = buffer_of(&c, i);
-            if (!b || b->type != ps->type || b->param != i) ok = bad(&c, "params.%s: expected a buffer of %s", ps->name, gr_elem_name(ps->type));
+            if (!b || b->type != ps->type || b->param != owner) ok = bad(&c, "params.%s: expected a buffer of %s", ps->name, gr_elem_name(ps->type));
             else if (b->bytes != b->count * (uint64_t)gr_elem_size(b->type) || (b->bytes && !b->data))
                 ok = bad(&c, "params.%s: byte count and element count disagree", ps->name);
             else {
@@ -309,11 +350,14 @@ static bool check_launch(const gr_spec *s, const gr_input *l, bool contents, gr_
     }
     if (ok && buffers_seen != l->nbuffers) ok = bad(&c, "the launch has buffers no parameter uses");
     if (ok && total > s->max_total_bytes) ok = bad(&c, "buffers take %llu bytes, more than the limit", (unsigned long long)total);
-    for (int i = 0; ok && i < s->nparams; i++) {
+    for (int i = 0; ok && i < s->nentries; i++) {
         const gr_param_spec *ps = &s->params[i];
         snprintf(path, sizeof path, "params.%s", ps->name);
+        gr_input_arg entry;
+        gr_spec_entry_arg(s, l, i, &entry);
+        if (opaque_struct(s, l, i)) continue;
         if (ps->role == GR_ROLE_SCALAR) {
-            if (gr_elem_is_float(ps->type)) ok = check_float(&c, &ps->fdom, ps->type, l->args[i].bits, path);
+            if (gr_elem_is_float(ps->type)) ok = check_float(&c, &ps->fdom, ps->type, entry.bits, path);
             else ok = in_domain(&c, &ps->idom, scalars[i], gr_elem_int_min(ps->type), gr_elem_int_max(ps->type), path);
         } else if (ps->role == GR_ROLE_BUFFER && ps->length) {
             int64_t want;
@@ -327,8 +371,9 @@ static bool check_launch(const gr_spec *s, const gr_input *l, bool contents, gr_
                      (unsigned long long)ps->gen.file_count);
         }
     }
-    for (int i = 0; ok && contents && i < s->nparams; i++)
-        if (s->params[i].role == GR_ROLE_BUFFER) ok = check_contents(&c, i, buffer_of(&c, i));
+    for (int i = 0; ok && contents && i < s->nentries; i++)
+        if (s->params[i].role == GR_ROLE_BUFFER && !opaque_struct(s, l, i))
+            ok = check_contents(&c, i, buffer_of(&c, i));
     for (int p = 0; ok && p < s->npreconditions; p++) {
         int64_t holds;
         snprintf(path, sizeof path, "preconditions[%d]", p);
@@ -360,12 +405,14 @@ bool gr_spec_check_shape(const gr_spec *s, const gr_input *l, gr_error *err) {
     uint64_t threads = gr_input_threads(l);
     c.env.launch[GR_EXPR_THREADS] = threads > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)threads;
     /* domains of the launch may use scalars and lengths (shared bytes): the launch's own values */
-    size_t n = (size_t)(s->nparams ? s->nparams : 1);
+    size_t n = (size_t)(s->nentries ? s->nentries : 1);
     int64_t *scalars = calloc(n, sizeof *scalars), *lengths = calloc(n, sizeof *lengths);
     bool ok = scalars && lengths;
     if (!ok) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
-    for (int i = 0; ok && i < s->nparams && i < l->nargs; i++) {
-        const gr_input_arg *a = &l->args[i];
+    for (int i = 0; ok && i < s->nentries; i++) {
+        gr_input_arg entry;
+        gr_spec_entry_arg(s, l, i, &entry);
+        const gr_input_arg *a = &entry;
         if (a->kind == GR_INPUT_SCALAR && !gr_elem_is_float(a->type)) scalars[i] = gr_scalar_as_i64(a->type, a->bits);
         else if (a->kind == GR_INPUT_BUFFER && a->buffer >= 0 && a->buffer < l->nbuffers)
             lengths[i] = (int64_t)l->buffers[a->buffer].count;

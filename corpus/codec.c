@@ -43,7 +43,7 @@ static bool uses_words(gr_gen_kind k) {
 bool gr_codec_init(gr_codec *c, const gr_spec *spec, gr_error *err) {
     memset(c, 0, sizeof *c);
     c->spec = spec;
-    c->slots = calloc((size_t)(spec->nparams ? spec->nparams : 1), sizeof *c->slots);
+    c->slots = calloc((size_t)(spec->nentries ? spec->nentries : 1), sizeof *c->slots);
     int cap = 0;
     bool ok = c->slots != NULL;
     for (int a = 0; ok && a < 3; a++)
@@ -55,7 +55,7 @@ bool gr_codec_init(gr_codec *c, const gr_spec *spec, gr_error *err) {
          add_field(c, &cap, GR_FIELD_SCHED_QUANTUM, -1, OFF_SCHED_QUANTUM, 2) &&
          add_field(c, &cap, GR_FIELD_SCHED_SEED, -1, OFF_SCHED_SEED, 8);
     size_t off = HEADER_SIZE;
-    for (int i = 0; ok && i < spec->nparams; i++) {
+    for (int i = 0; ok && i < spec->nentries; i++) {
         const gr_param_spec *ps = &spec->params[i];
         gr_codec_slot *s = &c->slots[i];
         if (ps->role == GR_ROLE_SCALAR) {
@@ -352,16 +352,20 @@ static bool decode_attempt(decoder *d, gr_input *l) {
 
     l->nargs = s->nparams;
     l->args = calloc((size_t)(s->nparams ? s->nparams : 1), sizeof *l->args);
-    int *buffer_of = calloc((size_t)(s->nparams ? s->nparams : 1), sizeof *buffer_of);
-    if (!l->args || !buffer_of) {
+    size_t nent = (size_t)(s->nentries ? s->nentries : 1);
+    int *buffer_of = calloc(nent, sizeof *buffer_of);
+    gr_input_arg *field_args = calloc(nent, sizeof *field_args); /* a struct's scalar fields */
+    if (!l->args || !buffer_of || !field_args) {
         free(buffer_of);
+        free(field_args);
         return fail(d, "out of memory");
     }
     bool ok = true;
     uint64_t total = 0;
     for (int k = 0; ok && k < s->norder; k++) {
         int i = s->order[k];
-        if (s->params[i].role == GR_ROLE_SCALAR) ok = decode_scalar(d, i, &l->args[i]);
+        if (s->params[i].role == GR_ROLE_SCALAR)
+            ok = decode_scalar(d, i, i < s->nparams ? &l->args[i] : &field_args[i]);
         else ok = decode_length(d, i, &total);
     }
     for (int p = 0; ok && p < s->npreconditions; p++) {
@@ -371,24 +375,26 @@ static bool decode_attempt(decoder *d, gr_input *l) {
         ok = eval(d, s->preconditions[p], &holds, pp);
         if (ok && !holds) ok = fail(d, "%s: '%s' does not hold", pp, s->precondition_text[p]);
     }
-    for (int i = 0; ok && i < s->nparams; i++)
+    for (int i = 0; ok && i < s->nentries; i++)
         if (s->params[i].role == GR_ROLE_BUFFER) buffer_of[i] = l->nbuffers++;
     if (ok && l->nbuffers) {
         l->buffers = calloc((size_t)l->nbuffers, sizeof *l->buffers);
         if (!l->buffers) ok = fail(d, "out of memory");
     }
-    for (int i = 0; ok && i < s->nparams; i++) {
+    for (int i = 0; ok && i < s->nentries; i++) {
         const gr_param_spec *ps = &s->params[i];
-        gr_input_arg *arg = &l->args[i];
-        if (!(arg->name = strdup(ps->name))) ok = fail(d, "out of memory");
+        gr_input_arg *arg = i < s->nparams ? &l->args[i] : NULL;
+        if (arg && !(arg->name = strdup(ps->name))) ok = fail(d, "out of memory");
         if (!ok) break;
         if (ps->role == GR_ROLE_BUFFER) {
-            arg->kind = GR_INPUT_BUFFER;
-            arg->type = ps->type;
-            arg->buffer = buffer_of[i];
+            if (arg) {
+                arg->kind = GR_INPUT_BUFFER;
+                arg->type = ps->type;
+                arg->buffer = buffer_of[i];
+            }
             gr_input_buffer *b = &l->buffers[buffer_of[i]];
             b->name = strdup(ps->name);
-            b->param = i;
+            b->param = ps->parent >= 0 ? ps->parent : i;
             b->type = ps->type;
             b->count = (uint64_t)d->lengths[i];
             b->bytes = b->count * (uint64_t)gr_elem_size(ps->type);
@@ -407,9 +413,29 @@ static bool decode_attempt(decoder *d, gr_input *l) {
             }
         }
     }
-    for (int i = 0; ok && i < s->nparams; i++)
+    /* a struct's fields: scalars written into its bytes, pointers to their buffers */
+    for (int i = s->nparams; ok && i < s->nentries; i++) {
+        const gr_param_spec *ps = &s->params[i];
+        gr_input_arg *st = &l->args[ps->parent];
+        if (ps->role == GR_ROLE_SCALAR) {
+            uint32_t size = (uint32_t)gr_elem_size(ps->type);
+            if (ps->field_offset + size <= st->nbytes)
+                memcpy(st->bytes + ps->field_offset, &field_args[i].bits, size);
+        } else if (ps->role == GR_ROLE_BUFFER && ps->field_offset + 8 <= st->nbytes) {
+            gr_input_ptr *bigger = realloc(st->ptrs, (size_t)(st->nptrs + 1) * sizeof *bigger);
+            if (!bigger) {
+                ok = fail(d, "out of memory");
+                break;
+            }
+            st->ptrs = bigger;
+            st->ptrs[st->nptrs++] = (gr_input_ptr){ps->field_offset, buffer_of[i]};
+            memset(st->bytes + ps->field_offset, 0, 8); /* the address is set at launch */
+        }
+    }
+    for (int i = 0; ok && i < s->nentries; i++)
         if (s->params[i].role == GR_ROLE_BUFFER) ok = fill_buffer(d, i, l, buffer_of);
     free(buffer_of);
+    free(field_args);
     if (!ok) gr_input_free(l);
     return ok;
 }
@@ -420,7 +446,7 @@ static bool decoder_init(decoder *d, const gr_codec *c, const uint8_t *genome, s
     d->spec = c->spec;
     d->genome = genome;
     d->size = genome ? size : 0;
-    size_t n = (size_t)(c->spec->nparams ? c->spec->nparams : 1);
+    size_t n = (size_t)(c->spec->nentries ? c->spec->nentries : 1);
     d->scalars = calloc(n, sizeof *d->scalars);
     d->lengths = calloc(n, sizeof *d->lengths);
     d->shapes = calloc(n, sizeof *d->shapes);
@@ -522,7 +548,7 @@ bool gr_codec_encode(const gr_codec *c, const gr_input *l, uint8_t **genome_out,
         return gr_fail(err, GR_ERR_INPUT, "the launch has %d arguments; the kernel takes %d", l->nargs,
                        s->nparams);
     uint8_t *g = calloc(c->genome_size ? c->genome_size : 1, 1);
-    size_t n = (size_t)(s->nparams ? s->nparams : 1);
+    size_t n = (size_t)(s->nentries ? s->nentries : 1);
     int64_t *scalars = calloc(n, sizeof *scalars), *lengths = calloc(n, sizeof *lengths);
     if (!g || !scalars || !lengths) {
         free(g);
@@ -538,8 +564,10 @@ bool gr_codec_encode(const gr_codec *c, const gr_input *l, uint8_t **genome_out,
     }
     uint64_t threads = gr_input_threads(l);
     env.launch[GR_EXPR_THREADS] = threads > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)threads;
-    for (int i = 0; i < s->nparams; i++) {
-        const gr_input_arg *arg = &l->args[i];
+    for (int i = 0; i < s->nentries; i++) {
+        gr_input_arg entry;
+        gr_spec_entry_arg(s, l, i, &entry);
+        const gr_input_arg *arg = &entry;
         if (arg->kind == GR_INPUT_SCALAR && !gr_elem_is_float(arg->type)) scalars[i] = gr_scalar_as_i64(arg->type, arg->bits);
         if (arg->kind == GR_INPUT_BUFFER && arg->buffer >= 0 && arg->buffer < l->nbuffers)
             lengths[i] = (int64_t)l->buffers[arg->buffer].count;
@@ -557,10 +585,12 @@ bool gr_codec_encode(const gr_codec *c, const gr_input *l, uint8_t **genome_out,
     write_le(g, OFF_SCHED_DEPTH, 1, l->schedule.depth ? l->schedule.depth - 1 : 0);
     write_le(g, OFF_SCHED_QUANTUM, 2, l->schedule.quantum ? l->schedule.quantum - 1 : 0);
     write_le(g, OFF_SCHED_SEED, 8, l->schedule.seed);
-    for (int i = 0; i < s->nparams; i++) {
+    for (int i = 0; i < s->nentries; i++) {
         const gr_param_spec *ps = &s->params[i];
         const gr_codec_slot *slot = &c->slots[i];
-        const gr_input_arg *arg = &l->args[i];
+        gr_input_arg entry;
+        gr_spec_entry_arg(s, l, i, &entry);
+        const gr_input_arg *arg = &entry;
         if (ps->role == GR_ROLE_SCALAR) {
             if (arg->kind != GR_INPUT_SCALAR) {
                 representable = false;
@@ -589,7 +619,9 @@ bool gr_codec_encode(const gr_codec *c, const gr_input *l, uint8_t **genome_out,
             }
             if (gen->kind == GR_GEN_CSR_GRAPH) {
                 const gr_param_spec *nps = &s->params[gen->neighbors_param];
-                const gr_input_arg *narg = &l->args[gen->neighbors_param];
+                gr_input_arg nentry;
+                gr_spec_entry_arg(s, l, gen->neighbors_param, &nentry);
+                const gr_input_arg *narg = &nentry;
                 if (narg->kind != GR_INPUT_BUFFER || narg->buffer < 0 || narg->buffer >= l->nbuffers || b->count == 0) {
                     representable = false;
                     continue;

@@ -132,7 +132,11 @@ bool gr_export_reproducer(const gr_witness *w, const char *source, const char *s
             gr_strbuf_appendf(out, ": %s\n", c_type_of(a->type));
             byte_array(out, name, bytes, (uint64_t)gr_elem_size(a->type));
         } else if (a->kind == GR_INPUT_BYTES) {
-            gr_strbuf_appendf(out, ": %u bytes by value\n", a->nbytes);
+            gr_strbuf_appendf(out, ": %u bytes by value", a->nbytes);
+            for (int k = 0; k < a->nptrs; k++)
+                gr_strbuf_appendf(out, "%s buffer %d at byte %u", k ? "," : "; pointers:", a->ptrs[k].buffer,
+                                  a->ptrs[k].at);
+            gr_strbuf_putc(out, '\n');
             byte_array(out, name, a->bytes, a->nbytes);
         } else {
             gr_strbuf_appendf(out, ": buffer %d", a->buffer);
@@ -181,6 +185,11 @@ bool gr_export_reproducer(const gr_witness *w, const char *source, const char *s
                      "        host[b] = static_cast<unsigned char *>(std::malloc(bytes[b] ? bytes[b] : 1));\n"
                      "        if (!host[b]) { std::fprintf(stderr, \"repro: out of memory\\n\"); return 2; }\n"
                      "    }\n");
+    /* a struct's pointer fields: the device addresses of their buffers, in its bytes */
+    for (int i = 0; i < in->nargs; i++)
+        for (int k = 0; in->args[i].kind == GR_INPUT_BYTES && k < in->args[i].nptrs; k++)
+            gr_strbuf_appendf(out, "    std::memcpy(arg%d + %u, &device[%d], sizeof(void *));\n", i,
+                              in->args[i].ptrs[k].at, in->args[i].ptrs[k].buffer);
     /* pointers into one allocation of the program: one buffer, each pointer at its offset */
     for (int i = 0; i < in->nargs; i++)
         if (in->args[i].kind == GR_INPUT_BUFFER && in->args[i].offset)

@@ -115,7 +115,8 @@ static gr_expr *parse_call(parser *ps, const char *name, size_t n) {
     if (n == 3 && strncmp(name, "len", 3) == 0) {
         skip_space(ps);
         const char *start = ps->p;
-        while (isalnum((unsigned char)*ps->p) || *ps->p == '_') ps->p++;
+        /* a struct's pointer field: len(g.src) */
+        while (isalnum((unsigned char)*ps->p) || *ps->p == '_' || *ps->p == '.') ps->p++;
         size_t len = (size_t)(ps->p - start);
         if (len == 0) {
             failf(ps, "len() needs a buffer parameter name");

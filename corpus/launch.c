@@ -262,6 +262,12 @@ size_t gr_input_arg_bytes(const gr_input *in, int i, const uint64_t *buffer_addr
     case GR_INPUT_BYTES:
         if (a->nbytes > cap) return 0;
         if (a->nbytes) memcpy(out, a->bytes, a->nbytes);
+        for (int k = 0; k < a->nptrs; k++) {
+            const gr_input_ptr *p = &a->ptrs[k];
+            if (p->buffer < 0 || p->buffer >= in->nbuffers || (uint64_t)p->at + 8 > a->nbytes)
+                return 0;
+            memcpy(out + p->at, &buffer_addr[p->buffer], 8);
+        }
         return a->nbytes;
     }
     return 0;
@@ -282,7 +288,9 @@ bool gr_input_equal(const gr_input *a, const gr_input *b) {
         if (x->kind == GR_INPUT_BUFFER && (x->buffer != y->buffer || x->offset != y->offset))
             return false;
         if (x->kind == GR_INPUT_BYTES &&
-            (x->nbytes != y->nbytes || (x->nbytes && memcmp(x->bytes, y->bytes, x->nbytes))))
+            (x->nbytes != y->nbytes || (x->nbytes && memcmp(x->bytes, y->bytes, x->nbytes)) ||
+             x->nptrs != y->nptrs ||
+             (x->nptrs && memcmp(x->ptrs, y->ptrs, (size_t)x->nptrs * sizeof *x->ptrs))))
             return false;
     }
     for (int i = 0; i < a->nbuffers; i++) {
@@ -308,12 +316,18 @@ bool gr_input_copy(gr_input *out, const gr_input *src) {
             out->args[i] = src->args[i];
             out->args[i].bytes = NULL;
             out->args[i].name = NULL;
+            out->args[i].ptrs = NULL;
             out->nargs = i + 1;
             if (src->args[i].name && !(out->args[i].name = strdup(src->args[i].name))) ok = false;
             if (src->args[i].nbytes) {
                 out->args[i].bytes = malloc(src->args[i].nbytes);
                 if (!out->args[i].bytes) ok = false;
                 else memcpy(out->args[i].bytes, src->args[i].bytes, src->args[i].nbytes);
+            }
+            if (src->args[i].nptrs) {
+                size_t n = (size_t)src->args[i].nptrs * sizeof *src->args[i].ptrs;
+                if (!(out->args[i].ptrs = malloc(n))) ok = false;
+                else memcpy(out->args[i].ptrs, src->args[i].ptrs, n);
             }
         }
     }
@@ -355,7 +369,8 @@ bool gr_input_views(const gr_input *in, gr_input *out) {
     base.buffers = NULL;
     if (!gr_input_copy(out, &base)) return false;
     int nviews = 0;
-    for (int i = 0; i < in->nargs; i++) nviews += in->args[i].kind == GR_INPUT_BUFFER;
+    for (int i = 0; i < in->nargs; i++)
+        nviews += in->args[i].kind == GR_INPUT_BUFFER ? 1 : in->args[i].nptrs;
     if (nviews == 0) return true;
     out->buffers = calloc((size_t)nviews, sizeof *out->buffers);
     if (!out->buffers) {
@@ -387,6 +402,23 @@ bool gr_input_views(const gr_input *in, gr_input *out) {
         }
         if (v->bytes) memcpy(v->data, b->data + offset, v->bytes);
     }
+    for (int i = 0; i < in->nargs; i++) /* a struct's pointer fields: their buffers, whole */
+        for (int k = 0; k < out->args[i].nptrs; k++) {
+            gr_input_ptr *p = &out->args[i].ptrs[k];
+            if (p->buffer < 0 || p->buffer >= in->nbuffers) continue;
+            const gr_input_buffer *b = &in->buffers[p->buffer];
+            gr_input_buffer *v = &out->buffers[out->nbuffers];
+            *v = *b;
+            v->name = strdup(b->name ? b->name : "");
+            v->data = NULL;
+            if (v->bytes) v->data = malloc(v->bytes);
+            p->buffer = out->nbuffers++;
+            if (!v->name || (v->bytes && !v->data)) {
+                gr_input_free(out);
+                return false;
+            }
+            if (v->bytes) memcpy(v->data, b->data, v->bytes);
+        }
     return true;
 }
 
@@ -395,6 +427,7 @@ void gr_input_free(gr_input *l) {
     for (int i = 0; i < l->nargs; i++) {
         free(l->args[i].bytes);
         free(l->args[i].name);
+        free(l->args[i].ptrs);
     }
     for (int i = 0; i < l->nbuffers; i++) {
         free(l->buffers[i].name);

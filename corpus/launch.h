@@ -61,6 +61,13 @@ typedef enum gr_input_arg_kind {
     GR_INPUT_BYTES,  /* a struct passed by value: `bytes`/`nbytes` copied into the parameter space */
 } gr_input_arg_kind;
 
+/* A pointer field of a struct passed by value: the device address of buffer `buffer` is written
+ * at byte `at` of the struct. */
+typedef struct gr_input_ptr {
+    uint32_t at;
+    int buffer;
+} gr_input_ptr;
+
 typedef struct gr_input_arg {
     gr_input_arg_kind kind;
     char *name;        /* parameter name (may be NULL) */
@@ -72,11 +79,13 @@ typedef struct gr_input_arg {
                         * (each with its offset; `type` is then the argument's element type) */
     uint8_t *bytes;    /* aggregates */
     uint32_t nbytes;
+    gr_input_ptr *ptrs; /* aggregates: pointer fields that point at buffers of the launch */
+    int nptrs;
 } gr_input_arg;
 
 typedef struct gr_input_buffer {
-    char *name;         /* parameter name */
-    int param;          /* parameter index */
+    char *name;         /* parameter name ("s.data" for a struct's pointer field) */
+    int param;          /* parameter index (a struct's, for its pointer fields) */
     gr_elem_type type;
     uint64_t count;     /* elements */
     uint64_t bytes;     /* count * element size */
@@ -112,7 +121,8 @@ uint16_t gr_float_to_half(float f);
 
 /* The bytes argument `i` puts in the kernel's parameter space: a scalar's value (element size),
  * a buffer's device address (8 bytes, `buffer_addr[buffer index]`, which the runner got from
- * the backend's allocation) or a struct's bytes. Returns the byte count, or 0 when `cap` is too
+ * the backend's allocation) or a struct's bytes with its pointer fields set to their buffers'
+ * addresses. Returns the byte count, or 0 when `cap` is too
  * small or `i` is out of range. */
 size_t gr_input_arg_bytes(const gr_input *in, int i, const uint64_t *buffer_addr, uint8_t *out,
                           size_t cap);

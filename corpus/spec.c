@@ -92,7 +92,7 @@ static const char *json_kind(json_t *v) {
 /* ---- expressions ---------------------------------------------------------------------- */
 
 static gr_expr_scope scope_of(spec_ctx *c, bool launch_vars) {
-    gr_expr_scope s = {c->spec->nparams, c->spec->names, c->spec->name_kinds, launch_vars};
+    gr_expr_scope s = {c->spec->nentries, c->spec->names, c->spec->name_kinds, launch_vars};
     return s;
 }
 
@@ -747,7 +747,7 @@ static bool parse_buffer(spec_ctx *c, const char *path, json_t *v, gr_param_spec
 }
 
 int spec_param_index(const gr_spec *spec, const char *name) {
-    for (int i = 0; i < spec->nparams; i++)
+    for (int i = 0; i < spec->nentries; i++)
         if (strcmp(spec->names[i], name) == 0) return i;
     return -1;
 }
@@ -835,12 +835,12 @@ static bool visit_order(spec_ctx *c, int param, uint8_t *state, int *stack, int 
 
 static bool compute_order(spec_ctx *c) {
     gr_spec *s = c->spec;
-    s->order = arena_array(c, (size_t)s->nparams, sizeof *s->order);
-    uint8_t *state = arena_array(c, (size_t)s->nparams, 1);
-    int *stack = arena_array(c, (size_t)s->nparams + 1, sizeof *stack);
+    s->order = arena_array(c, (size_t)s->nentries, sizeof *s->order);
+    uint8_t *state = arena_array(c, (size_t)s->nentries, 1);
+    int *stack = arena_array(c, (size_t)s->nentries + 1, sizeof *stack);
     if (!s->order || !state || !stack) return false;
     s->norder = 0;
-    for (int i = 0; i < s->nparams; i++) {
+    for (int i = 0; i < s->nentries; i++) {
         if (s->params[i].role == GR_ROLE_BYTES) continue;
         if (!visit_order(c, i, state, stack, 0)) return false;
     }
@@ -873,7 +873,7 @@ static int64_t sat_mul_pos(int64_t a, int64_t b) {
  * than the cap before a single launch is decoded. */
 static bool compute_bounds(spec_ctx *c) {
     gr_spec *s = c->spec;
-    int n = s->nparams;
+    int n = s->nentries;
     int64_t *slo = arena_array(c, (size_t)n, 8), *shi = arena_array(c, (size_t)n, 8),
             *llo = arena_array(c, (size_t)n, 8), *lhi = arena_array(c, (size_t)n, 8);
     if (!slo || !shi || !llo || !lhi) return false;
@@ -991,7 +991,7 @@ static bool parse_limits(spec_ctx *c, json_t *v) {
 /* After every parameter is parsed: wire CSR neighbor buffers to their graphs. */
 static bool link_csr(spec_ctx *c, json_t **param_json) {
     gr_spec *s = c->spec;
-    for (int i = 0; i < s->nparams; i++) {
+    for (int i = 0; i < s->nentries; i++) {
         gr_param_spec *ps = &s->params[i];
         if (ps->role != GR_ROLE_BUFFER || ps->gen.kind != GR_GEN_CSR_GRAPH) continue;
         int j = ps->gen.neighbors_param;
@@ -1024,7 +1024,7 @@ static bool link_csr(spec_ctx *c, json_t **param_json) {
         nb->gen.target_param = -1;
         nb->length = NULL;
     }
-    for (int i = 0; i < s->nparams; i++) {
+    for (int i = 0; i < s->nentries; i++) {
         gr_param_spec *ps = &s->params[i];
         gr_gen_kind k = ps->gen.kind;
         if (ps->role == GR_ROLE_BUFFER && ps->from_json && !ps->length && k != GR_GEN_CSR_GRAPH &&
@@ -1035,6 +1035,100 @@ static bool link_csr(spec_ctx *c, json_t **param_json) {
         }
     }
     return true;
+}
+
+/* The line of the JSON text where key `keys[n-1]` appears as a key after keys[0..n-2] in turn
+ * (0 when not found): for messages about a key the spec has but should not. */
+static int key_line(const char *text, const char *const *keys, int n) {
+    const char *at = text;
+    for (int k = 0; at && k < n; k++) {
+        char quoted[300];
+        snprintf(quoted, sizeof quoted, "\"%s\"", keys[k]);
+        const char *q = strstr(at, quoted);
+        while (q) { /* a key: a colon follows */
+            const char *r = q + strlen(quoted);
+            while (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r') r++;
+            if (*r == ':') break;
+            q = strstr(q + 1, quoted);
+        }
+        at = q ? q + 1 : NULL;
+    }
+    if (!at) return 0;
+    int line = 1;
+    for (const char *p = text; p < at; p++) line += *p == '\n';
+    return line;
+}
+
+static bool parse_entry(spec_ctx *c, const char *p, json_t *pv, int idx, json_t **param_json);
+
+/* `"s": {"fields": {"data": {...}, "n": ...}}`: each field as the parameter it stands for
+ * (a buffer for a pointer, a scalar otherwise). Fields are also keys of their own ("s.data"). */
+static bool parse_struct(spec_ctx *c, const char *p, json_t *pv, int idx, json_t **param_json) {
+    gr_spec *s = c->spec;
+    const gr_kernel_param *kp = &c->sig->params[idx];
+    static const char *const keys[] = {"fields", "comment", NULL};
+    if (!json_is_object(pv))
+        return spec_fail(c, p, "a struct passed by value is described by an object with "
+                               "\"fields\", found %s", json_kind(pv));
+    if (!check_keys(c, p, pv, keys) || !parse_comment(c, p, pv, &s->params[idx].comment))
+        return false;
+    json_t *fields = json_object_get(pv, "fields");
+    if (!fields) return true;
+    char fp[SPEC_PATH];
+    join(fp, sizeof fp, p, "fields");
+    if (!json_is_object(fields)) return spec_fail(c, fp, "expected an object keyed by field name");
+    if (!kp->nfields)
+        return spec_fail(c, p, "the fields of '%s' (%s, %d bytes) are unknown: %s", s->names[idx],
+                         kp->c_type ? kp->c_type : "type unknown", kp->size,
+                         kp->layout_note ? kp->layout_note : "no declaration");
+    const char *key;
+    json_t *v;
+    json_object_foreach(fields, key, v) {
+        char q[SPEC_PATH], full[300];
+        join(q, sizeof q, fp, key);
+        snprintf(full, sizeof full, "%s.%s", s->names[idx], key);
+        int e = spec_param_index(s, full);
+        if (e < 0 || s->params[e].parent != idx) {
+            char list[300] = "";
+            size_t n = 0;
+            for (int f = 0; f < kp->nfields && n < sizeof list; f++)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", f ? ", " : "",
+                                      kp->fields[f].name);
+            const char *path[] = {"params", s->names[idx], "fields", key};
+            int line = c->text ? key_line(c->text, path, 4) : 0;
+            bool described = false;
+            for (int f = 0; f < kp->nfields; f++) described |= strcmp(kp->fields[f].name, key) == 0;
+            if (described)
+                return gr_fail_at(c->err, GR_ERR_INPUT, c->file, line, 0,
+                                  "%s: field '%s' of '%s' is an array or of a type specs cannot "
+                                  "describe; its bytes come from the genome", q, key, s->names[idx]);
+            return gr_fail_at(c->err, GR_ERR_INPUT, c->file, line, 0,
+                              "%s: '%s' (%s) has no field named '%s' (its fields: %s)", q,
+                              s->names[idx], kp->c_type ? kp->c_type : "a struct", key, list);
+        }
+        if (!parse_entry(c, q, v, e, param_json)) return false;
+    }
+    return true;
+}
+
+/* One parameter entry (a kernel parameter or a struct's field) from its JSON. */
+static bool parse_entry(spec_ctx *c, const char *p, json_t *pv, int idx, json_t **param_json) {
+    gr_spec *spec = c->spec;
+    gr_param_spec *ps = &spec->params[idx];
+    gr_kernel_param tmp;
+    const gr_kernel_param *kp = spec_entry_param(c, idx, &tmp);
+    ps->from_json = true;
+    if (ps->role == GR_ROLE_SCALAR) return parse_scalar(c, p, pv, ps, kp);
+    if (ps->role == GR_ROLE_BUFFER) {
+        ps->length = NULL;
+        memset(&ps->gen, 0, sizeof ps->gen);
+        ps->gen.kind = GR_GEN_UNIFORM;
+        ps->gen.target_param = -1;
+        if (!parse_buffer(c, p, pv, ps, kp, &param_json[idx])) return false;
+        if (!json_object_get(pv, "generator")) return spec_default_generator(c, ps);
+        return true;
+    }
+    return parse_struct(c, p, pv, idx, param_json);
 }
 
 /* Equal but for white space ("reduce4<int,256u>" and "reduce4<int, 256u>"). */
@@ -1057,7 +1151,7 @@ static bool names_kernel(const char *name, const gr_kernel_sig *sig) {
 
 bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
                    const gr_kernel_sig *sig, gr_error *err) {
-    spec_ctx c = {spec, file, err, sig, false, false, false, NULL};
+    spec_ctx c = {spec, file, err, sig, false, false, false, NULL, NULL};
     if (!spec_init_from_sig(&c)) {
         gr_spec_free(spec);
         return false;
@@ -1069,7 +1163,8 @@ bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
         gr_spec_free(spec);
         return false;
     }
-    json_t **param_json = calloc((size_t)(spec->nparams ? spec->nparams : 1), sizeof *param_json);
+    c.text = json_text;
+    json_t **param_json = calloc((size_t)(spec->nentries ? spec->nentries : 1), sizeof *param_json);
     bool ok = param_json != NULL;
     if (!ok) gr_fail(err, GR_ERR_NOMEM, "out of memory");
     static const char *const keys[] = {"version",       "kernel",    "launch", "params",
@@ -1105,6 +1200,25 @@ bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
             char p[SPEC_PATH];
             join(p, sizeof p, "params", key);
             int idx = spec_param_index(spec, key);
+            const char *dot = strchr(key, '.');
+            int owner = -1; /* "s.size": a field the struct "s" does not have */
+            for (int i = 0; idx < 0 && dot && i < spec->nparams; i++)
+                if (spec->params[i].role == GR_ROLE_BYTES && strlen(spec->names[i]) == (size_t)(dot - key) &&
+                    strncmp(spec->names[i], key, (size_t)(dot - key)) == 0)
+                    owner = i;
+            if (owner >= 0) {
+                const gr_kernel_param *kp = &sig->params[owner];
+                char list[300] = "";
+                size_t n = 0;
+                for (int f = 0; f < kp->nfields && n < sizeof list; f++)
+                    n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", f ? ", " : "", kp->fields[f].name);
+                const char *path[] = {"params", key};
+                ok = gr_fail_at(err, GR_ERR_INPUT, file, key_line(json_text, path, 2), 0,
+                                "%s: '%s' (%s) has no field named '%s' (its fields: %s)", p,
+                                spec->names[owner], kp->c_type ? kp->c_type : "a struct", dot + 1,
+                                kp->nfields ? list : kp->layout_note ? kp->layout_note : "unknown");
+                break;
+            }
             if (idx < 0) {
                 char list[300] = "";
                 size_t n = 0;
@@ -1114,22 +1228,7 @@ bool gr_spec_parse(gr_spec *spec, const char *json_text, const char *file,
                                key, spec->nparams ? list : "none");
                 break;
             }
-            gr_param_spec *ps = &spec->params[idx];
-            const gr_kernel_param *kp = &sig->params[idx];
-            ps->from_json = true;
-            if (ps->role == GR_ROLE_SCALAR) {
-                ok = parse_scalar(&c, p, pv, ps, kp);
-            } else if (ps->role == GR_ROLE_BUFFER) {
-                ps->length = NULL;
-                memset(&ps->gen, 0, sizeof ps->gen);
-                ps->gen.kind = GR_GEN_UNIFORM;
-                ps->gen.target_param = -1;
-                ok = parse_buffer(&c, p, pv, ps, kp, &param_json[idx]);
-                if (ok && !json_object_get(pv, "generator")) ok = spec_default_generator(&c, ps);
-            } else {
-                ok = spec_fail(&c, p, "'%s' is a struct passed by value; specs cannot describe it "
-                                      "yet (it is filled from the genome's bytes)", key);
-            }
+            ok = parse_entry(&c, p, pv, idx, param_json);
         }
     }
     if (ok && (v = json_object_get(root, "preconditions"))) ok = parse_preconditions(&c, v);
@@ -1162,7 +1261,7 @@ bool gr_spec_infer(gr_spec *spec, const gr_kernel_sig *sig, gr_error *err) {
 
 bool gr_spec_infer_hinted(gr_spec *spec, const gr_kernel_sig *sig, const gr_spec_hints *hints,
                           gr_error *err) {
-    spec_ctx c = {spec, NULL, err, sig, false, false, false, hints && hints->known ? hints : NULL};
+    spec_ctx c = {spec, NULL, err, sig, false, false, false, hints && hints->known ? hints : NULL, NULL};
     bool ok = spec_init_from_sig(&c) && spec_note_inferred(&c) && compute_order(&c) &&
               compute_bounds(&c);
     if (!ok) gr_spec_free(spec);

@@ -106,6 +106,11 @@ typedef struct gr_param_spec {
     uint64_t max_count;      /* upper bound of the element count over all launches */
     /* by-value structs */
     uint32_t nbytes;
+    /* a field of a struct passed by value (an entry past the kernel's parameters, named
+     * "s.data"): the struct's parameter index, the field's index in its gr_kernel_param's
+     * fields and its byte offset in the struct; parent -1 for a kernel parameter */
+    int parent, field;
+    uint32_t field_offset;
     const char *comment;     /* "comment" in the JSON (what a derived spec saw), or NULL */
 } gr_param_spec;
 
@@ -113,8 +118,10 @@ typedef struct gr_spec {
     gr_arena arena;          /* everything below lives here */
     const char *kernel;      /* kernel name the spec names (or the signature's) */
     gr_int_domain grid[3], block[3], shared;
-    gr_param_spec *params;   /* one per kernel parameter */
-    int nparams;
+    gr_param_spec *params;   /* one per kernel parameter, then one per field of the structs
+                              * passed by value whose layout is known (scalars and pointers) */
+    int nparams;             /* the kernel's parameters */
+    int nentries;            /* nparams + the fields */
     gr_expr **preconditions;
     const char **precondition_text;
     int npreconditions;
@@ -122,7 +129,7 @@ typedef struct gr_spec {
     const char *comment;     /* the top-level "comment", or NULL */
     const char *launch_comment; /* launch.comment, or NULL */
     uint64_t max_total_bytes;
-    /* Evaluation order of scalars and buffer lengths: entries are parameter indices, each
+    /* Evaluation order of scalars and buffer lengths: entries are parameter (entry) indices, each
      * after everything it depends on. */
     int *order;
     int norder;
@@ -145,7 +152,7 @@ bool gr_spec_infer(gr_spec *spec, const gr_kernel_sig *sig, gr_error *err);
 
 /* What the kernel's code says about the launches and inputs it expects (from the PTX analysis
  * facts, jit/analysis/facts.h), for an inferred spec that does not cry wolf. */
-enum { GR_HINT_MAGIC_MAX = 16, GR_HINT_WHY = 160 };
+enum { GR_HINT_MAGIC_MAX = 16, GR_HINT_WHY = 160, GR_HINT_SLOTS = 64 };
 typedef struct gr_spec_hints {
     bool known;              /* false: nothing is known (gr_spec_infer's plain guesses) */
     bool reads_block_index;  /* %ctaid or %nctaid: else one block is enough */
@@ -162,6 +169,20 @@ typedef struct gr_spec_hints {
     int magic_param[GR_HINT_MAGIC_MAX];
     int64_t magic[GR_HINT_MAGIC_MAX];
     int nmagic;
+    /* What the indices of each buffer follow. Slots are values read from the parameter space:
+     * a parameter, or a field of a struct passed by value at a byte offset. Per slot holding a
+     * buffer's pointer: bit t for each slot t its indices are computed from or bounded by
+     * (`a[row * k + i]` under `row < m`: m and k), and those that enter the product twice
+     * (`row * n + col` under `row < n`). An inferred length follows the integer scalars among
+     * them (their product), and they stay small enough for the product to fit the memory limit. */
+    int32_t slot_param[GR_HINT_SLOTS];
+    uint32_t slot_offset[GR_HINT_SLOTS];
+    int nslots;
+    uint64_t index_scalars[GR_HINT_SLOTS];
+    uint64_t index_squared[GR_HINT_SLOTS];
+    /* launch extents the product takes too (`threadIdx.y * lda`: blockDim.y): bit d for
+     * blockDim.d, 3 + d for gridDim.d */
+    uint8_t index_launch[GR_HINT_SLOTS];
 } gr_spec_hints;
 
 /* The hints for `sig`'s kernel in module `m`. Fails only for lack of memory; a kernel the
@@ -172,6 +193,11 @@ bool gr_spec_hints_find(const ptx_module *m, const gr_kernel_sig *sig, gr_spec_h
 bool gr_spec_infer_hinted(gr_spec *spec, const gr_kernel_sig *sig, const gr_spec_hints *hints,
                           gr_error *err);
 void gr_spec_free(gr_spec *spec);
+
+/* What entry `i` of `spec` holds in `launch`, as an argument: a kernel parameter's argument
+ * (copied, sharing its pointers), or for a struct's field a scalar read from the struct's bytes
+ * or a buffer the struct points at (kind GR_INPUT_BUFFER with buffer -1 when it points at none). */
+void gr_spec_entry_arg(const gr_spec *spec, const gr_input *launch, int i, gr_input_arg *out);
 
 /* Prints the spec as JSON that gr_spec_parse accepts (what `gpurace info --spec` shows). */
 bool gr_spec_to_json(const gr_spec *spec, gr_strbuf *out, gr_error *err);

@@ -10,7 +10,8 @@
  * reads c0*tid.a + c1*tid.b + ... + constant bytes. With one dimension the whole array bounds
  * it; with more, a smaller stride is bounded by the next larger one (a row cannot run into the
  * next row: `tile[ty][tx]` bounds tx by the row length) and the largest stride by the array. */
-static void access_bounds(const gr_fact_array *a, const gr_fact_access *acc, uint64_t bound[3]) {
+static void access_bounds(const gr_fact_array *a, const gr_fact_access *acc, uint64_t row_bytes,
+                          uint64_t bound[3]) {
     int dims[3], n = 0;
     for (int d = 0; d < 3; d++) {
         bound[d] = 0;
@@ -28,6 +29,11 @@ static void access_bounds(const gr_fact_array *a, const gr_fact_access *acc, uin
         bound[dims[i]] = (uint64_t)(acc->tid_coef[dims[i + 1]] / acc->tid_coef[dims[i]]);
     int last = dims[n - 1];
     uint64_t room = a->bytes - (uint64_t)acc->constant - acc->size;
+    /* `temp[pout][tid]`: a thread index that runs along a row of a multi-dimensional array
+     * stays in its row (the declaration says where rows end; PTX has one flat array) */
+    uint64_t in_row = row_bytes ? (uint64_t)acc->constant % row_bytes : 0;
+    if (row_bytes && (uint64_t)acc->tid_coef[last] < row_bytes && in_row + acc->size <= row_bytes)
+        room = row_bytes - in_row - acc->size;
     bound[last] = room / (uint64_t)acc->tid_coef[last] + 1;
 }
 
@@ -35,13 +41,19 @@ static void access_bounds(const gr_fact_array *a, const gr_fact_access *acc, uin
  * ones every thread makes; their tightest bound holds. Accesses with a constant part (halo cells,
  * `a[tid + s]`) are often guarded, so only when there is no plain access does the loosest of
  * theirs count. */
-static void array_bounds(const gr_fact_array *a, uint64_t bound[3]) {
+static void array_bounds(const gr_fact_array *a, uint64_t row_bytes, uint64_t bound[3]) {
     uint64_t plain[3] = {0, 0, 0}, offset[3] = {0, 0, 0};
     for (uint32_t k = 0; k < a->naccesses; k++) {
-        const gr_fact_access *acc = &a->accesses[k];
-        if (!acc->known || !acc->thread_only || !acc->size) continue;
+        gr_fact_access one = a->accesses[k];
+        const gr_fact_access *acc = &one;
+        if (!acc->thread_only || !acc->size) continue;
+        if (!acc->known) { /* some row plus thread terms: usable where rows are known */
+            if (!row_bytes || acc->row_step <= 0 || (uint64_t)acc->row_step % row_bytes) continue;
+            int64_t rb = (int64_t)row_bytes;
+            one.constant = (one.constant % rb + rb) % rb;
+        }
         uint64_t b[3] = {0, 0, 0};
-        access_bounds(a, acc, b);
+        access_bounds(a, acc, row_bytes, b);
         for (int d = 0; d < 3; d++) {
             if (!b[d]) continue;
             if (acc->constant == 0) plain[d] = plain[d] && plain[d] < b[d] ? plain[d] : b[d];
@@ -65,6 +77,15 @@ static uint8_t highest_dim(uint8_t bits) {
 
 static void hints_of(const gr_kernel_facts *kf, const gr_kernel_sig *sig, gr_spec_hints *h) {
     h->known = true;
+    (void)sig;
+    for (uint32_t s = 0; kf->index_scalars && s < kf->nslots && s < GR_HINT_SLOTS; s++) {
+        h->slot_param[s] = kf->slots[s].param;
+        h->slot_offset[s] = kf->slots[s].offset;
+        h->index_scalars[s] = kf->index_scalars[s];
+        h->index_squared[s] = kf->index_squared[s];
+        h->index_launch[s] = kf->index_launch[s];
+        h->nslots = (int)s + 1;
+    }
     uint8_t block_bits = (uint8_t)((kf->sreg_dims[PTX_SREG_TID] | kf->sreg_dims[PTX_SREG_NTID]) & 7);
     uint8_t grid_bits = (uint8_t)((kf->sreg_dims[PTX_SREG_CTAID] | kf->sreg_dims[PTX_SREG_NCTAID]) & 7);
     /* %ctaid read whole or a cluster's coordinates: treat as reading the block index */
@@ -74,16 +95,26 @@ static void hints_of(const gr_kernel_facts *kf, const gr_kernel_sig *sig, gr_spe
     h->grid_dims = highest_dim(grid_bits);
     h->block_dims = highest_dim(block_bits);
     for (uint32_t i = 0; i < kf->narrays; i++) {
-        uint64_t b[3];
-        array_bounds(&kf->arrays[i], b);
+        uint64_t b[3], row_bytes = 0;
+        const gr_shared_decl *decl = gr_shared_decl_of(sig, kf->arrays[i].name);
+        if (decl && kf->arrays[i].bytes % decl->elements == 0) { /* PTX may say .b8: sizes agree */
+            row_bytes = decl->row * (kf->arrays[i].bytes / decl->elements);
+            if (row_bytes >= kf->arrays[i].bytes) row_bytes = 0;
+        }
+        array_bounds(&kf->arrays[i], row_bytes, b);
         for (int d = 0; d < 3; d++) {
             if (!b[d]) continue;
             if (b[d] > 1024) b[d] = 1024;
             if (h->block_max[d] && h->block_max[d] <= b[d]) continue;
             h->block_max[d] = (uint32_t)b[d];
-            snprintf(h->block_max_why, sizeof h->block_max_why, "%s (%llu bytes)",
-                     kf->arrays[i].name ? kf->arrays[i].name : "a shared array",
-                     (unsigned long long)kf->arrays[i].bytes);
+            if (row_bytes)
+                snprintf(h->block_max_why, sizeof h->block_max_why, "%s (%llu bytes, rows of %llu)",
+                         decl->name, (unsigned long long)kf->arrays[i].bytes,
+                         (unsigned long long)decl->row);
+            else
+                snprintf(h->block_max_why, sizeof h->block_max_why, "%s (%llu bytes)",
+                         kf->arrays[i].name ? kf->arrays[i].name : "a shared array",
+                         (unsigned long long)kf->arrays[i].bytes);
         }
     }
     /* A one-dimensional bound that is no warp multiple is usually a block size plus halo cells

@@ -15,7 +15,7 @@ static bool nomem(spec_ctx *c) { return gr_fail(c->err, GR_ERR_NOMEM, "out of me
 
 /* Parses an expression the inference itself wrote (cannot fail except for memory). */
 static gr_expr *own_expr(spec_ctx *c, const char *text) {
-    gr_expr_scope scope = {c->spec->nparams, c->spec->names, c->spec->name_kinds, true};
+    gr_expr_scope scope = {c->spec->nentries, c->spec->names, c->spec->name_kinds, true};
     gr_expr *e = NULL;
     char why[200];
     if (!gr_expr_parse(text, &scope, &c->spec->arena, &e, why, sizeof why))
@@ -108,6 +108,77 @@ static bool is_bool_type(const char *c_type) {
 
 static const char *const scalar_prefer[] = {"0", "1", "31", "32", "33", "blockDim.x", "threads"};
 
+/* Elements of `elem_bytes` each that one inferred buffer may hold: the memory limit shared by
+ * every buffer, at least 1024. */
+static uint64_t buffer_cap(const spec_ctx *c, uint64_t elem_bytes) {
+    int nbuffers = 0;
+    for (int i = 0; i < c->spec->nentries; i++) nbuffers += c->spec->name_kinds[i] == GR_EXPR_NAME_BUFFER;
+    uint64_t cap = c->spec->max_total_bytes / (uint64_t)(nbuffers > 0 ? nbuffers : 1) /
+                   (elem_bytes ? elem_bytes : 1);
+    return cap < 1024 ? 1024 : cap;
+}
+
+/* The hints' slot of entry `e` (a parameter, or a struct's field), or -1. */
+static int slot_of_entry(const spec_ctx *c, int e) {
+    const gr_param_spec *ps = &c->spec->params[e];
+    int param = ps->parent >= 0 ? ps->parent : e;
+    uint32_t offset = ps->parent >= 0 ? ps->field_offset : 0;
+    if (!c->hints || (ps->parent < 0 && c->sig->params[e].kind == GR_PARAM_AGGREGATE)) return -1;
+    for (int s = 0; s < c->hints->nslots; s++)
+        if (c->hints->slot_param[s] == param && c->hints->slot_offset[s] == offset) return s;
+    return -1;
+}
+
+enum { MAX_FACTORS = 8, INDEX_PRODUCT_MAX = 1 << 16 };
+
+/* The integer scalars (entries) the indices of buffer entry `e` follow, each once or twice
+ * (`twice`), in entry order; returns how many. */
+static int index_factors(const spec_ctx *c, int e, int *entries, bool *twice) {
+    int s = slot_of_entry(c, e), n = 0;
+    if (s < 0) return 0;
+    for (int q = 0; q < c->spec->nentries && n < MAX_FACTORS; q++) {
+        int t = c->spec->name_kinds[q] == GR_EXPR_NAME_INT ? slot_of_entry(c, q) : -1;
+        if (t < 0 || !(c->hints->index_scalars[s] >> t & 1)) continue;
+        gr_kernel_param tmp;
+        if (is_bool_type(spec_entry_param(c, q, &tmp)->c_type)) continue; /* a flag, no size */
+        entries[n] = q;
+        twice[n++] = c->hints->index_squared[s] >> t & 1;
+    }
+    return n;
+}
+
+/* The largest value scalar entry `q` may take so that every product of index scalars it is part
+ * of fits one buffer (0: no limit): the g-th root of the cap for a product of g factors. */
+static uint64_t index_scalar_limit(const spec_ctx *c, int q) {
+    int g = 0;
+    for (int e = 0; e < c->spec->nentries; e++) {
+        if (c->spec->name_kinds[e] != GR_EXPR_NAME_BUFFER) continue;
+        int entries[MAX_FACTORS];
+        bool twice[MAX_FACTORS], mine = false;
+        int n = index_factors(c, e, entries, twice), factors = 0;
+        for (int i = 0; i < n; i++) {
+            factors += twice[i] ? 2 : 1;
+            mine |= entries[i] == q;
+        }
+        int s = slot_of_entry(c, e);
+        if (s >= 0) factors += __builtin_popcount(c->hints->index_launch[s]);
+        if (mine && factors > g) g = factors;
+    }
+    if (g < 2) return 0;
+    /* at most 2^16 elements from the product: launches stay quick to fill, shadow and run */
+    uint64_t cap = buffer_cap(c, 32); /* elements of up to 32 bytes (double4) */
+    if (cap > INDEX_PRODUCT_MAX) cap = INDEX_PRODUCT_MAX;
+    uint64_t r = (uint64_t)pow((double)cap, 1.0 / g);
+    while (r > 1) { /* pow rounds: make sure r^g <= cap */
+        uint64_t v = 1;
+        bool over = false;
+        for (int i = 0; i < g && !over; i++) over = __builtin_mul_overflow(v, r, &v) || v > cap;
+        if (!over) break;
+        r--;
+    }
+    return r;
+}
+
 static bool infer_scalar(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *kp) {
     gr_elem_type t;
     if (!kp->c_type || !gr_elem_parse(kp->c_type, &t) || (kp->size && gr_elem_size(t) != kp->size))
@@ -129,7 +200,11 @@ static bool infer_scalar(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *
         ps->idom.choices[1] = 1;
         return true;
     }
-    return range_with_prefer(c, &ps->idom, "0", "threads", scalar_prefer,
+    int q = (int)(ps - c->spec->params);
+    uint64_t limit = index_scalar_limit(c, q);
+    char hi[64] = "threads";
+    if (limit) snprintf(hi, sizeof hi, "min(threads, %llu)", (unsigned long long)limit);
+    return range_with_prefer(c, &ps->idom, "0", hi, scalar_prefer,
                              (int)(sizeof scalar_prefer / sizeof scalar_prefer[0]));
 }
 
@@ -174,15 +249,37 @@ static bool infer_buffer(spec_ctx *c, gr_param_spec *ps, const gr_kernel_param *
     ps->type = t;
     /* 4 elements per thread, but every buffer together within limits.max_total_bytes: a launch
      * of many threads (a 3D grid) must not make the inferred spec refuse itself */
-    int nbuffers = 0;
-    for (int i = 0; i < c->sig->nparams; i++) nbuffers += c->sig->params[i].kind == GR_PARAM_POINTER;
     uint64_t elem_bytes = (uint64_t)gr_elem_size(t) * (uint64_t)lanes;
-    uint64_t cap = c->spec->max_total_bytes / (uint64_t)(nbuffers > 0 ? nbuffers : 1) /
-                   (elem_bytes ? elem_bytes : 1);
-    if (cap < 1024) cap = 1024;
-    char len[128];
-    if (lanes == 1) snprintf(len, sizeof len, "min(max(1024, 4 * threads), %llu)", (unsigned long long)cap);
-    else snprintf(len, sizeof len, "min(max(1024, 4 * threads), %llu) * %d", (unsigned long long)cap, lanes);
+    uint64_t cap = buffer_cap(c, elem_bytes);
+    /* indices computed from scalars (`a[row * k + i]` under `row < m`): at least their product,
+     * which their limits keep within the cap */
+    char follow[300] = "";
+    int entries[MAX_FACTORS];
+    bool twice[MAX_FACTORS];
+    int nf = index_factors(c, (int)(ps - c->spec->params), entries, twice);
+    size_t fn = 0;
+    for (int i = 0; i < nf && fn < sizeof follow; i++)
+        for (int times = 0; times < (twice[i] ? 2 : 1) && fn < sizeof follow; times++)
+            fn += (size_t)snprintf(follow + fn, sizeof follow - fn, "%s%s", fn ? " * " : "",
+                                   c->spec->names[entries[i]]);
+    /* times the launch extents an unbounded coordinate multiplies a scalar by (`threadIdx.y *
+     * lda`); launches vary, so that product is capped as well */
+    int slot = nf ? slot_of_entry(c, (int)(ps - c->spec->params)) : -1;
+    uint8_t dims = slot >= 0 ? c->hints->index_launch[slot] : 0;
+    for (int d = 0; d < 6 && fn < sizeof follow; d++)
+        if (dims >> d & 1)
+            fn += (size_t)snprintf(follow + fn, sizeof follow - fn, " * %s.%c",
+                                   d < 3 ? "blockDim" : "gridDim", "xyz"[d % 3]);
+    char len[512], base[128];
+    snprintf(base, sizeof base, "min(max(1024, 4 * threads), %llu)", (unsigned long long)cap);
+    char with[460];
+    if (follow[0] && fn < sizeof follow && dims)
+        snprintf(with, sizeof with, "max(%s, min(%s, %llu))", base, follow, (unsigned long long)cap);
+    else if (follow[0] && fn < sizeof follow)
+        snprintf(with, sizeof with, "max(%s, %s)", base, follow);
+    else snprintf(with, sizeof with, "%s", base);
+    if (lanes == 1) snprintf(len, sizeof len, "%s", with);
+    else snprintf(len, sizeof len, "%s * %d", with, lanes);
     ps->length = own_expr(c, len);
     if (!ps->length) return false;
     ps->output = !points_to_const(kp->c_type);
@@ -277,6 +374,28 @@ static bool apply_magic_hints(spec_ctx *c) {
     return true;
 }
 
+/* Whether a field of a struct gets an entry of its own: pointers and scalars of known types. */
+static bool field_described(const gr_struct_field *f) {
+    gr_elem_type t;
+    return f->is_pointer || (gr_elem_parse(f->c_type, &t) && (uint32_t)gr_elem_size(t) == f->size);
+}
+
+const gr_kernel_param *spec_entry_param(const spec_ctx *c, int i, gr_kernel_param *tmp) {
+    const gr_param_spec *ps = &c->spec->params[i];
+    if (ps->parent < 0) return &c->sig->params[i];
+    const gr_kernel_param *st = &c->sig->params[ps->parent];
+    const gr_struct_field *f = &st->fields[ps->field];
+    memset(tmp, 0, sizeof *tmp);
+    tmp->name = (char *)ps->name;
+    tmp->c_type = f->c_type;
+    tmp->elem_type = f->elem_type;
+    tmp->kind = f->is_pointer ? GR_PARAM_POINTER : GR_PARAM_SCALAR;
+    tmp->size = (int)f->size;
+    tmp->align = (int)f->size;
+    tmp->ptx_type = f->is_pointer ? PTX_TYPE_U64 : PTX_TYPE_B8;
+    return tmp;
+}
+
 bool spec_init_from_sig(spec_ctx *c) {
     gr_spec *s = c->spec;
     const gr_kernel_sig *sig = c->sig;
@@ -284,16 +403,38 @@ bool spec_init_from_sig(spec_ctx *c) {
     s->max_total_bytes = GR_SPEC_DEFAULT_MAX_TOTAL_BYTES;
     s->kernel = gr_arena_strdup(&s->arena, sig->name ? sig->name : "kernel");
     s->nparams = sig->nparams;
-    size_t n = (size_t)(sig->nparams ? sig->nparams : 1);
+    s->nentries = sig->nparams;
+    for (int i = 0; i < sig->nparams; i++)
+        for (int f = 0; f < sig->params[i].nfields; f++)
+            s->nentries += field_described(&sig->params[i].fields[f]);
+    size_t n = (size_t)(s->nentries ? s->nentries : 1);
     s->params = gr_arena_alloc(&s->arena, n * sizeof *s->params);
     s->names = gr_arena_alloc(&s->arena, n * sizeof *s->names);
     s->name_kinds = gr_arena_alloc(&s->arena, n * sizeof *s->name_kinds);
     if (!s->kernel || !s->params || !s->names || !s->name_kinds) return nomem(c);
+    for (int i = 0, e = sig->nparams; i < sig->nparams; i++) {
+        s->params[i].parent = -1;
+        for (int f = 0; f < sig->params[i].nfields; f++) {
+            const gr_struct_field *fd = &sig->params[i].fields[f];
+            if (!field_described(fd)) continue;
+            gr_param_spec *ps = &s->params[e];
+            char name[300];
+            snprintf(name, sizeof name, "%s.%s", sig->params[i].name ? sig->params[i].name : "?",
+                     fd->name);
+            ps->name = s->names[e] = gr_arena_strdup(&s->arena, name);
+            if (!ps->name) return nomem(c);
+            ps->parent = i;
+            ps->field = f;
+            ps->field_offset = fd->offset;
+            e++;
+        }
+    }
     /* Names and kinds first: inferred expressions may name parameters. */
-    for (int i = 0; i < sig->nparams; i++) {
-        const gr_kernel_param *kp = &sig->params[i];
+    for (int i = 0; i < s->nentries; i++) {
+        gr_kernel_param tmp;
+        const gr_kernel_param *kp = spec_entry_param(c, i, &tmp);
         gr_param_spec *ps = &s->params[i];
-        ps->name = s->names[i] = gr_arena_strdup(&s->arena, kp->name ? kp->name : "?");
+        if (i < sig->nparams) ps->name = s->names[i] = gr_arena_strdup(&s->arena, kp->name ? kp->name : "?");
         if (!ps->name) return nomem(c);
         for (int j = 0; j < i; j++)
             if (strcmp(s->names[j], ps->name) == 0)
@@ -315,9 +456,10 @@ bool spec_init_from_sig(spec_ctx *c) {
             s->name_kinds[i] = gr_elem_is_float(t) ? GR_EXPR_NAME_FLOAT : GR_EXPR_NAME_INT;
         }
     }
-    for (int i = 0; i < sig->nparams; i++) {
+    for (int i = 0; i < s->nentries; i++) {
         gr_param_spec *ps = &s->params[i];
-        const gr_kernel_param *kp = &sig->params[i];
+        gr_kernel_param tmp;
+        const gr_kernel_param *kp = spec_entry_param(c, i, &tmp);
         bool ok = true;
         if (ps->role == GR_ROLE_SCALAR) ok = infer_scalar(c, ps, kp);
         else if (ps->role == GR_ROLE_BUFFER) ok = infer_buffer(c, ps, kp);
@@ -414,14 +556,21 @@ bool spec_note_inferred(spec_ctx *c) {
     if (!c->shared_given && c->sig->uses_dynamic_shared &&
         !add_assumption(c, "launch: 16 bytes of dynamic shared memory per thread"))
         return false;
-    for (int i = 0; i < s->nparams; i++) {
+    for (int i = 0; i < s->nentries; i++) {
         const gr_param_spec *ps = &s->params[i];
-        const gr_kernel_param *kp = &c->sig->params[i];
+        gr_kernel_param tmp;
+        const gr_kernel_param *kp = spec_entry_param(c, i, &tmp);
         const char *ct = kp->c_type ? kp->c_type : "type unknown";
         if (ps->from_json || ps->gen.kind == GR_GEN_CSR_NEIGHBORS) continue;
         if (ps->role == GR_ROLE_BYTES) {
-            snprintf(line, sizeof line, "%s (%s, %u bytes by value): bytes taken from the genome",
-                     ps->name, ct, ps->nbytes);
+            if (kp->nfields)
+                snprintf(line, sizeof line, "%s (%s, %u bytes by value): %d fields from its "
+                         "declaration (each below), the bytes between them from the genome",
+                         ps->name, ct, ps->nbytes, kp->nfields);
+            else
+                snprintf(line, sizeof line, "%s (%s, %u bytes by value): bytes taken from the "
+                         "genome, pointers in it included (%s)",
+                         ps->name, ct, ps->nbytes, kp->layout_note ? kp->layout_note : "no fields");
         } else if (ps->role == GR_ROLE_SCALAR) {
             if (gr_elem_is_float(ps->type))
                 snprintf(line, sizeof line, "%s (%s): %s in [-2, 2]", ps->name, ct,
@@ -430,9 +579,14 @@ bool spec_note_inferred(spec_ctx *c) {
                 snprintf(line, sizeof line, "%s (%s): 0 or 1", ps->name, ct);
             else
                 snprintf(line, sizeof line,
-                         "%s (%s): %s in [0, threads], favoring 0, 1, 31, 32, 33, blockDim.x and "
-                         "threads",
-                         ps->name, ct, gr_elem_name(ps->type));
+                         "%s (%s): %s in [0, %s], favoring 0, 1, 31, 32, 33, blockDim.x and "
+                         "threads%s",
+                         ps->name, ct, gr_elem_name(ps->type),
+                         gr_expr_text(ps->idom.hi) ? gr_expr_text(ps->idom.hi) : "threads",
+                         gr_expr_text(ps->idom.hi) && strcmp(gr_expr_text(ps->idom.hi), "threads")
+                             ? " (it sizes buffer indices: the buffers that follow it fit the "
+                               "memory limit)"
+                             : "");
         } else {
             int lanes = 1;
             gr_elem_type t;
@@ -452,9 +606,22 @@ bool spec_note_inferred(spec_ctx *c) {
                                              : "");
             }
             if (lanes > 1) snprintf(times, sizeof times, " x %d", lanes);
-            snprintf(line, sizeof line, "%s (%s): %s, max(1024, 4 * threads)%s elements of %s "
+            /* a length that follows scalars: "max(min(max(1024, 4 * threads), CAP), m * k)" */
+            const char *lt = ps->length ? gr_expr_text(ps->length) : NULL;
+            static const char head[] = "max(min(max(1024, 4 * threads), ";
+            const char *follow = lt && strncmp(lt, head, sizeof head - 1) == 0
+                                     ? strstr(lt + sizeof head - 1, "), ")
+                                     : NULL;
+            char size[300] = "max(1024, 4 * threads)";
+            if (follow) { /* the second argument of the outer max */
+                follow += 3;
+                int depth = 0, n = 0;
+                while (follow[n] && depth >= 0) depth += follow[n] == '(' ? 1 : follow[n] == ')' ? -1 : 0, n++;
+                snprintf(size, sizeof size, "max(1024, 4 * threads, %.*s)", n - 1, follow);
+            }
+            snprintf(line, sizeof line, "%s (%s): %s, %s%s elements of %s "
                      "(at most %llu MiB in all buffers), %s%s",
-                     ps->name, ct, known ? "a buffer" : "unknown element type, a byte buffer", times,
+                     ps->name, ct, known ? "a buffer" : "unknown element type, a byte buffer", size, times,
                      gr_elem_name(ps->type),
                      (unsigned long long)(s->max_total_bytes >> 20), range,
                      ps->output ? "; an output (not const)" : "; an input (const)");

@@ -15,6 +15,7 @@ typedef struct spec_ctx {
     const gr_kernel_sig *sig;
     bool grid_given, block_given, shared_given; /* the JSON set them: no assumption */
     const gr_spec_hints *hints; /* what the kernel's code says (NULL: nothing) */
+    const char *text;           /* the JSON text, for the lines of keys in messages (or NULL) */
 } spec_ctx;
 
 /* Records a GR_ERR_INPUT "path: message" error; returns false. */
@@ -26,6 +27,9 @@ int spec_param_index(const gr_spec *spec, const char *name);
 
 /* Sets up names and an inferred entry for every parameter, and inferred launch ranges. */
 bool spec_init_from_sig(spec_ctx *c);
+/* The parameter entry `i` stands for: the kernel's parameter, or for a struct's field one made
+ * up in `tmp` from the field's declaration. */
+const gr_kernel_param *spec_entry_param(const spec_ctx *c, int i, gr_kernel_param *tmp);
 /* The generator a buffer gets when the JSON gives none. */
 bool spec_default_generator(spec_ctx *c, gr_param_spec *ps);
 /* Adds an assumption line for everything that was inferred rather than read. */

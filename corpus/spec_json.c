@@ -145,9 +145,19 @@ bool gr_spec_to_json(const gr_spec *s, gr_strbuf *out, gr_error *err) {
     json_object_set_new(launch, "shared", domain_json(&s->shared));
     json_object_set_new(root, "launch", launch);
     json_t *params = json_object();
-    for (int i = 0; i < s->nparams; i++)
-        if (s->params[i].role != GR_ROLE_BYTES)
+    for (int i = 0; i < s->nparams; i++) {
+        if (s->params[i].role != GR_ROLE_BYTES) {
             json_object_set_new(params, s->names[i], param_json(s, &s->params[i]));
+            continue;
+        }
+        json_t *fields = json_object(); /* a struct: its described fields, by their own names */
+        size_t prefix = strlen(s->names[i]) + 1;
+        for (int e = s->nparams; e < s->nentries; e++)
+            if (s->params[e].parent == i)
+                json_object_set_new(fields, s->names[e] + prefix, param_json(s, &s->params[e]));
+        if (json_object_size(fields)) json_object_set_new(params, s->names[i], json_pack("{so}", "fields", fields));
+        else json_decref(fields);
+    }
     json_object_set_new(root, "params", params);
     if (s->npreconditions) {
         json_t *p = json_array();

@@ -158,6 +158,13 @@ bool gr_witness_to_json(const gr_witness *w, gr_strbuf *out, gr_error *err) {
                 json_object_set_new(o, "kind", json_string("bytes"));
                 json_object_set_new(o, "base64", json_string(b ? b : ""));
                 free(b);
+                if (a->nptrs) { /* pointer fields: the buffers whose addresses go at these bytes */
+                    json_t *ptrs = json_array();
+                    for (int k = 0; k < a->nptrs; k++)
+                        json_array_append_new(ptrs, json_pack("{sIsI}", "at", (json_int_t)a->ptrs[k].at,
+                                                              "buffer", (json_int_t)a->ptrs[k].buffer));
+                    json_object_set_new(o, "pointers", ptrs);
+                }
             }
             json_array_append_new(args, o);
         }
@@ -436,8 +443,9 @@ static bool load_input(loader *l, json_t *root, gr_input *in) {
 
     json_t *bufs = need(l, root, "", "buffers", JSON_ARRAY), *args = need(l, root, "", "arguments", JSON_ARRAY);
     if (!bufs || !args) return false;
-    if (json_array_size(args) > 4096 || json_array_size(bufs) > json_array_size(args))
-        return bad(l, "buffers", "more buffers than arguments");
+    /* every buffer has a user: an argument, or a struct's pointer field (at most 512 each) */
+    if (json_array_size(args) > 4096 || json_array_size(bufs) > 512 * json_array_size(args))
+        return bad(l, "buffers", "more buffers than arguments and their pointer fields can use");
     in->nbuffers = (int)json_array_size(bufs);
     in->buffers = calloc(in->nbuffers ? (size_t)in->nbuffers : 1, sizeof *in->buffers);
     in->nargs = (int)json_array_size(args);
@@ -531,7 +539,7 @@ static bool load_input(loader *l, json_t *root, gr_input *in) {
             ia->offset = (uint64_t)offset;
             if (ok && json_object_get(a, "type")) ok = get_type(l, a, p, &ia->type);
         } else if (strcmp(kind_s, "bytes") == 0) {
-            static const char *const keys[] = {"name", "kind", "base64", NULL};
+            static const char *const keys[] = {"name", "kind", "base64", "pointers", NULL};
             ia->kind = GR_INPUT_BYTES;
             json_t *b64v = json_object_get(a, "base64");
             size_t expected = b64v && json_is_string(b64v) ? json_string_length(b64v) / 4 * 3 : 0;
@@ -548,6 +556,33 @@ static bool load_input(loader *l, json_t *root, gr_input *in) {
                     ia->bytes = n ? data : NULL;
                     ia->nbytes = (uint32_t)n;
                     if (!n) free(data);
+                }
+            }
+            json_t *ptrs = json_object_get(a, "pointers");
+            char q[80];
+            snprintf(q, sizeof q, "%s.pointers", p);
+            if (ok && ptrs && (!json_is_array(ptrs) || json_array_size(ptrs) > 512))
+                ok = bad(l, q, "expected an array of {\"at\", \"buffer\"} (at most 512)");
+            if (ok && ptrs && json_array_size(ptrs)) {
+                ia->ptrs = calloc(json_array_size(ptrs), sizeof *ia->ptrs);
+                if (!ia->ptrs) ok = gr_fail(l->err, GR_ERR_NOMEM, "out of memory");
+            }
+            for (size_t k = 0; ok && ptrs && k < json_array_size(ptrs); k++) {
+                static const char *const pkeys[] = {"at", "buffer", NULL};
+                char r[100];
+                snprintf(r, sizeof r, "%s[%zu]", q, k);
+                json_t *po = json_array_get(ptrs, k);
+                int64_t at, b;
+                if (!json_is_object(po)) {
+                    ok = bad(l, r, "expected an object");
+                    break;
+                }
+                ok = only_keys(l, r, po, pkeys) &&
+                     get_int(l, po, r, "at", 0, ia->nbytes >= 8 ? (int64_t)ia->nbytes - 8 : -1, &at) &&
+                     get_int(l, po, r, "buffer", 0, in->nbuffers - 1, &b);
+                if (ok) {
+                    ia->ptrs[ia->nptrs++] = (gr_input_ptr){(uint32_t)at, (int)b};
+                    uses[b]++;
                 }
             }
         } else {

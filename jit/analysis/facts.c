@@ -118,6 +118,134 @@ static gr_fact_array *array_for(gr_kernel_facts *kf, const gr_affine_array *arr,
     return a;
 }
 
+/* An offset read loosely, for block bounds only: thread terms, a constant, and some multiple of
+ * `step` bytes the analysis cannot tell (0: none). Registers with several definitions (a row
+ * index flipping between two values, an address kept across a loop) merge when their thread
+ * terms agree: the constants' differences go into the step. */
+typedef struct loose {
+    bool ok;
+    int64_t tid[3];
+    int64_t constant, step;
+} loose;
+
+enum { LOOSE_DEPTH = 12 };
+#define LOOSE_MAX ((int64_t)1 << 40)
+
+static int64_t gcd64(int64_t a, int64_t b) {
+    if (a < 0) a = -a;
+    if (b < 0) b = -b;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static loose loose_opaque(void) { return (loose){true, {0, 0, 0}, 0, 1}; }
+
+static bool loose_small(const loose *l) {
+    for (int d = 0; d < 3; d++)
+        if (l->tid[d] > LOOSE_MAX || l->tid[d] < -LOOSE_MAX) return false;
+    return l->constant <= LOOSE_MAX && l->constant >= -LOOSE_MAX && l->step <= LOOSE_MAX;
+}
+
+static loose loose_scaled(loose l, int64_t c) {
+    if (!l.ok || c > LOOSE_MAX || c < -LOOSE_MAX) return (loose){0};
+    for (int d = 0; d < 3; d++) l.tid[d] *= c;
+    l.constant *= c;
+    l.step = gcd64(l.step * c, 0);
+    l.ok = loose_small(&l);
+    return l;
+}
+
+static loose loose_sum(loose a, loose b, int sign) {
+    if (!a.ok || !b.ok) return (loose){0};
+    for (int d = 0; d < 3; d++) a.tid[d] += sign * b.tid[d];
+    a.constant += sign * b.constant;
+    a.step = gcd64(a.step, b.step);
+    a.ok = loose_small(&a);
+    return a;
+}
+
+static loose loose_reg(kernel_view *v, int32_t r, int depth);
+
+static loose loose_operand(kernel_view *v, const ptx_operand *o, int depth) {
+    if (o->kind == PTX_OPND_IMM_INT) return (loose){true, {0, 0, 0}, (int64_t)o->u.imm, 0};
+    if (o->kind == PTX_OPND_REG && !o->has_component) return loose_reg(v, o->u.reg, depth);
+    if (o->kind == PTX_OPND_SYMBOL) return (loose){true, {0, 0, 0}, o->offset, 0}; /* the base */
+    return (loose){0};
+}
+
+/* From an exact affine form: thread terms stay, every other term joins the step. */
+static loose loose_of_form(const gr_affine_form *f) {
+    loose l = {true, {0, 0, 0}, f->constant, 0};
+    for (uint8_t t = 0; t < f->nterms; t++) {
+        const gr_affine_term *term = &f->terms[t];
+        if (term->degree == 1 && term->atoms[0] <= 2) l.tid[term->atoms[0]] += term->coef;
+        else l.step = gcd64(l.step, term->coef);
+    }
+    l.ok = loose_small(&l);
+    return l;
+}
+
+static loose loose_def(kernel_view *v, const ptx_insn *x, int depth) {
+    const ptx_operand *o = x->operands;
+    switch (x->op) {
+    case PTX_OP_MOV:
+    case PTX_OP_CVT:
+    case PTX_OP_CVTA:
+        if (x->noperands == 2) return loose_operand(v, &o[1], depth);
+        break;
+    case PTX_OP_ADD:
+    case PTX_OP_SUB:
+        if (x->noperands == 3)
+            return loose_sum(loose_operand(v, &o[1], depth), loose_operand(v, &o[2], depth),
+                             x->op == PTX_OP_ADD ? 1 : -1);
+        break;
+    case PTX_OP_MUL:
+        if (x->noperands == 3 && (x->subop == PTX_SUBOP_LO || x->subop == PTX_SUBOP_WIDE)) {
+            for (int k = 1; k <= 2; k++)
+                if (o[k].kind == PTX_OPND_IMM_INT)
+                    return loose_scaled(loose_operand(v, &o[3 - k], depth), (int64_t)o[k].u.imm);
+            loose a = loose_operand(v, &o[1], depth), b = loose_operand(v, &o[2], depth);
+            bool a_thread = a.tid[0] || a.tid[1] || a.tid[2], b_thread = b.tid[0] || b.tid[1] || b.tid[2];
+            if (a.ok && b.ok && !a_thread && !b_thread) return loose_opaque();
+        }
+        break;
+    case PTX_OP_SHL:
+        if (x->noperands == 3 && o[2].kind == PTX_OPND_IMM_INT && o[2].u.imm < 40)
+            return loose_scaled(loose_operand(v, &o[1], depth), (int64_t)1 << o[2].u.imm);
+        break;
+    default: break;
+    }
+    return (loose){0};
+}
+
+static loose loose_reg(kernel_view *v, int32_t r, int depth) {
+    gr_affine_form f = gr_affine_register(v->ak, r);
+    if (f.known) return loose_of_form(&f);
+    if (depth >= LOOSE_DEPTH) return loose_opaque(); /* a value around a loop: some integer */
+    uint32_t n = 0;
+    const ptx_insn *const *defs = gr_affine_defs(v->ak, r, &n);
+    if (n == 0) return (loose){0};
+    loose out = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        loose d = loose_def(v, defs[i], depth + 1);
+        /* a value the reader cannot follow (a load, a select): some integer. Thread-dependent
+         * or not, a multiple of a row's bytes built from it still selects a row. */
+        if (!d.ok) d = loose_opaque();
+        if (i == 0) {
+            out = d;
+            continue;
+        }
+        for (int k = 0; k < 3; k++)
+            if (d.tid[k] != out.tid[k]) return (loose){0};
+        out.step = gcd64(gcd64(out.step, d.step), out.constant - d.constant);
+    }
+    return out;
+}
+
 static bool note_arrays(kernel_view *v, gr_kernel_facts *kf) {
     bool oom = false;
     for (uint32_t i = 0; i < v->g.n && !oom; i++) {
@@ -144,12 +272,26 @@ static bool note_arrays(kernel_view *v, gr_kernel_facts *kf) {
         gr_affine_format(v->ak, &f, acc->offset, sizeof acc->offset);
         acc->thread_only = f.known;
         acc->constant = f.constant;
-        for (uint8_t t = 0; t < f.nterms && acc->thread_only; t++) {
+        const ptx_operand *addr = ptx_insn_address(x);
+        if (!f.known && addr && addr->addr_base == PTX_ADDR_REG) {
+            loose l = loose_reg(v, addr->addr_reg, 0);
+            l.constant += addr->offset;
+            if (l.ok && l.step > 0 && (l.tid[0] || l.tid[1] || l.tid[2])) {
+                acc->thread_only = true;
+                acc->row_step = l.step;
+                acc->constant = l.constant;
+                for (int d = 0; d < 3; d++) acc->tid_coef[d] = l.tid[d];
+            }
+        }
+        for (uint8_t t = 0; t < f.nterms && acc->thread_only && f.known; t++) {
             const gr_affine_term *term = &f.terms[t];
-            /* a loop counter's multiple (>= 0, 0 on the first trip) does not loosen the bound */
-            if (term->degree == 1 && term->coef >= 0 &&
-                gr_affine_atom_is_counter(v->ak, term->atoms[0]))
-                continue;
+            /* a loop counter's multiple (>= 0, 0 on the first trip) does not loosen the bound,
+             * also times other atoms, which are never negative (`4*ntid.x*iter`: a counter of
+             * `c += blockDim.x`) */
+            bool counter = false;
+            for (uint8_t a = 0; a < term->degree; a++)
+                counter |= gr_affine_atom_is_counter(v->ak, term->atoms[a]);
+            if (counter && term->coef >= 0) continue;
             if (term->degree != 1 || term->atoms[0] > 2) acc->thread_only = false; /* tid.x/y/z */
             else acc->tid_coef[term->atoms[0]] += term->coef;
         }
@@ -379,6 +521,245 @@ static bool note_guards(kernel_view *v, gr_kernel_facts *kf) {
     return true;
 }
 
+/* ---- scalars that size a buffer's indices ---------------------------------------------------- */
+
+enum { CHAIN_NODES = 256, MAX_SLOTS = 64 };
+
+/* The slot of parameter p at `offset` (added to the kernel's slots when new), or -1. */
+static int slot_of(gr_kernel_facts *kf, int32_t p, uint32_t offset) {
+    for (uint32_t s = 0; s < kf->nslots; s++)
+        if (kf->slots[s].param == p && kf->slots[s].offset == offset) return (int)s;
+    if (kf->nslots == MAX_SLOTS) return -1;
+    kf->slots[kf->nslots] = (gr_fact_slot){p, offset};
+    return (int)kf->nslots++;
+}
+
+/* The slot an ld.param reads into register r (added to the kernel's slots when new), or -1.
+ * A vector load (`ld.param.v2.u32 {%r1, %r2}, [k_param_0]`, a struct's int2) reads one slot per
+ * lane. */
+static int slot_read(kernel_view *v, gr_kernel_facts *kf, const ptx_insn *x, int32_t r) {
+    if (!x || x->op != PTX_OP_LD || x->space != PTX_SPACE_PARAM) return -1;
+    const ptx_operand *a = ptx_insn_address(x);
+    if (!a || a->addr_base != PTX_ADDR_SYMBOL || a->offset < 0) return -1;
+    int64_t lane = 0;
+    if (x->operands[0].kind == PTX_OPND_VEC) {
+        lane = -1;
+        for (uint32_t k = 0; k < x->operands[0].u.list.nelems; k++)
+            if (x->operands[0].u.list.elems[k].kind == PTX_OPND_REG &&
+                x->operands[0].u.list.elems[k].u.reg == r)
+                lane = (int64_t)k * ptx_type_size((ptx_type)x->type);
+        if (lane < 0) return -1;
+    }
+    int32_t p = -1;
+    for (int32_t i = 0; i < v->fn->nparams && p < 0; i++)
+        if (v->fn->params[i].name && strcmp(v->fn->params[i].name, a->addr_symbol) == 0) p = i;
+    return p < 0 ? -1 : slot_of(kf, p, (uint32_t)(a->offset + lane));
+}
+
+/* Marks in `seen` the registers `r` is computed from (every definition, up to CHAIN_NODES of
+ * them), and sets in *slots the parameter slots read along the way. Loads from memory end a
+ * chain: an index read from a buffer is data. */
+static void index_chain(kernel_view *v, gr_kernel_facts *kf, int32_t r, uint8_t *seen, int *budget,
+                        uint64_t *slots) {
+    if (r < 0 || r >= gr_affine_register_count(v->ak) || seen[r] || --*budget < 0) return;
+    seen[r] = 1;
+    uint32_t n = 0;
+    const ptx_insn *const *defs = gr_affine_defs(v->ak, r, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        const ptx_insn *d = defs[i];
+        int s = slot_read(v, kf, d, r);
+        if (s >= 0) {
+            *slots |= 1ull << s;
+            continue;
+        }
+        uint32_t cls = ptx_opcode_class((ptx_opcode)d->op);
+        if (cls & (PTX_OPC_MEMORY | PTX_OPC_ATOMIC) || d->op == PTX_OP_CALL) continue;
+        for (uint8_t k = 1; k < d->noperands; k++)
+            if (d->operands[k].kind == PTX_OPND_REG && !d->operands[k].has_component)
+                index_chain(v, kf, d->operands[k].u.reg, seen, budget, slots);
+    }
+}
+
+/* The slot holding the pointer an address is built on (`ld.param.u64 %rd1, [k_param_0+8]`,
+ * then cvta, add of an offset), or -1. */
+static int pointer_root(kernel_view *v, gr_kernel_facts *kf, int32_t r, int depth) {
+    uint32_t n = 0;
+    const ptx_insn *const *defs = depth < 8 ? gr_affine_defs(v->ak, r, &n) : NULL;
+    for (uint32_t i = 0; i < n; i++) { /* a pointer bumped in a loop: its first definition */
+        const ptx_insn *d = defs[i];
+        if (d->op == PTX_OP_LD) {
+            int s = ptx_type_size((ptx_type)d->type) == 8 ? slot_read(v, kf, d, r) : -1;
+            if (s >= 0) return s;
+            continue;
+        }
+        if ((d->op == PTX_OP_MOV || d->op == PTX_OP_CVTA) && d->noperands == 2 &&
+            d->operands[1].kind == PTX_OPND_REG) {
+            int s = pointer_root(v, kf, d->operands[1].u.reg, depth + 1);
+            if (s >= 0) return s;
+        }
+        if ((d->op == PTX_OP_ADD || d->op == PTX_OP_SUB) && d->noperands == 3 &&
+            ptx_type_size((ptx_type)d->type) == 8)
+            for (int k = 1; k <= (d->op == PTX_OP_ADD ? 2 : 1); k++)
+                if (d->operands[k].kind == PTX_OPND_REG && d->operands[k].u.reg != r) {
+                    int s = pointer_root(v, kf, d->operands[k].u.reg, depth + 1);
+                    if (s >= 0) return s;
+                }
+    }
+    return -1;
+}
+
+/* Which thread and block coordinates the registers in `seen` are computed from: bit d for
+ * %tid.d, bit 3 + d for %ctaid.d. */
+static uint8_t launch_dims_of(kernel_view *v, const uint8_t *seen, int32_t nregs) {
+    uint8_t dims = 0;
+    for (int32_t r = 0; r < nregs; r++) {
+        if (!seen[r]) continue;
+        uint32_t n = 0;
+        const ptx_insn *const *defs = gr_affine_defs(v->ak, r, &n);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint8_t k = 1; k < defs[i]->noperands; k++) {
+                const ptx_operand *o = &defs[i]->operands[k];
+                if (o->kind != PTX_OPND_SREG || !o->has_component || o->component > 2) continue;
+                if (o->u.sreg == PTX_SREG_TID) dims |= (uint8_t)(1u << o->component);
+                if (o->u.sreg == PTX_SREG_CTAID) dims |= (uint8_t)(8u << o->component);
+            }
+    }
+    return dims;
+}
+
+static bool note_index_scalars(kernel_view *v, gr_kernel_facts *kf) {
+    int32_t nregs = gr_affine_register_count(v->ak);
+    kf->slots = calloc(MAX_SLOTS, sizeof *kf->slots);
+    kf->index_scalars = calloc(MAX_SLOTS, sizeof *kf->index_scalars);
+    kf->index_squared = calloc(MAX_SLOTS, sizeof *kf->index_squared);
+    kf->index_launch = calloc(MAX_SLOTS, sizeof *kf->index_launch);
+    int32_t *root = calloc(v->g.n ? v->g.n : 1, sizeof *root); /* per access: its pointer's slot */
+    uint8_t *seen = calloc((size_t)(nregs > 0 ? nregs : 1), 1);
+    uint8_t *any = calloc((size_t)(nregs > 0 ? nregs : 1), 1);
+    uint64_t *cmp_with = calloc((size_t)(nregs > 0 ? nregs : 1), sizeof *cmp_with);
+    if (!kf->slots || !kf->index_scalars || !kf->index_squared || !kf->index_launch || !seen || !any || !cmp_with || !root) {
+        free(seen);
+        free(any);
+        free(cmp_with);
+        free(root);
+        return false;
+    }
+    for (uint32_t i = 0; i < v->g.n; i++) {
+        const ptx_insn *x = v->g.insn[i];
+        const ptx_operand *a = ptx_insn_address(x);
+        root[i] = -1;
+        if (!(ptx_opcode_class((ptx_opcode)x->op) & PTX_OPC_MEMORY) ||
+            (x->space != PTX_SPACE_GLOBAL && x->space != PTX_SPACE_NONE) || !a ||
+            a->addr_base != PTX_ADDR_REG)
+            continue;
+        gr_affine_form f = gr_affine_address(v->ak, x);
+        root[i] = f.base == GR_AFFINE_BASE_PARAM ? slot_of(kf, f.base_index, 0)
+                                                 : pointer_root(v, kf, a->addr_reg, 0);
+    }
+    for (uint32_t p = 0; p < kf->nslots; p++) { /* p: the slot of a buffer's pointer */
+        memset(any, 0, (size_t)(nregs > 0 ? nregs : 1));
+        bool accessed = false;
+        uint64_t read_in = 0, compared = 0; /* parameters read into offsets / compared with them */
+        memset(cmp_with, 0, (size_t)(nregs > 0 ? nregs : 1) * sizeof *cmp_with);
+        for (uint32_t i = 0; i < v->g.n; i++) {
+            const ptx_insn *x = v->g.insn[i];
+            const ptx_operand *a = ptx_insn_address(x);
+            if (root[i] != (int32_t)p) continue;
+            accessed = true;
+            memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
+            int budget = CHAIN_NODES;
+            index_chain(v, kf, a->addr_reg, seen, &budget, &read_in);
+            for (int32_t r = 0; r < nregs; r++) any[r] |= seen[r];
+        }
+        if (!accessed) continue;
+        /* comparisons of a value the offsets use with a parameter: `row < m`, `i < k` */
+        for (uint32_t i = 0; i < v->g.n; i++) {
+            const ptx_insn *x = v->g.insn[i];
+            if (x->op != PTX_OP_SETP || x->noperands < 3) continue;
+            uint8_t first = x->operands[0].pair_next ? 2 : 1;
+            if (x->noperands != first + 2) continue;
+            const ptx_operand *l = &x->operands[first], *r = &x->operands[first + 1];
+            for (int side = 0; side < 2; side++) {
+                const ptx_operand *idx = side ? r : l, *bound = side ? l : r;
+                if (idx->kind != PTX_OPND_REG || bound->kind != PTX_OPND_REG ||
+                    idx->u.reg < 0 || idx->u.reg >= nregs || !any[idx->u.reg])
+                    continue;
+                memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
+                int budget = 16;
+                uint64_t bp = 0;
+                index_chain(v, kf, bound->u.reg, seen, &budget, &bp);
+                compared |= bp;
+                cmp_with[idx->u.reg] |= bp;
+            }
+        }
+        /* a loop that moves an offset (a counter, a pointer bumped by a stride): the parameters
+         * its exit test reads bound how far (`for (i = 0; i < k; i++) ... b[i * n + col]`) */
+        for (uint32_t j = 0; j < v->g.n; j++) {
+            const ptx_insn *x = v->g.insn[j];
+            if (x->op != PTX_OP_BRA || x->guard_reg < 0 || v->g.target[j] > j) continue;
+            bool moves = false;
+            for (uint32_t k = v->g.target[j]; k < j && !moves; k++) {
+                const ptx_insn *d = v->g.insn[k];
+                moves = d->noperands > 0 && d->operands[0].kind == PTX_OPND_REG &&
+                        d->operands[0].u.reg >= 0 && d->operands[0].u.reg < nregs &&
+                        any[d->operands[0].u.reg] &&
+                        !(ptx_opcode_class((ptx_opcode)d->op) & PTX_OPC_MEMORY);
+            }
+            if (!moves) continue;
+            memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
+            int budget = 32;
+            uint64_t bp = 0;
+            index_chain(v, kf, x->guard_reg, seen, &budget, &bp);
+            compared |= bp;
+        }
+        /* q squared: a value compared with q is multiplied by q (`row * n` under `row < n`) */
+        uint64_t squared = 0;
+        for (uint32_t i = 0; i < v->g.n; i++) {
+            const ptx_insn *x = v->g.insn[i];
+            if ((x->op != PTX_OP_MUL && x->op != PTX_OP_MAD) || x->noperands < 3 ||
+                x->operands[0].kind != PTX_OPND_REG || x->operands[0].u.reg < 0 ||
+                x->operands[0].u.reg >= nregs || !any[x->operands[0].u.reg])
+                continue;
+            for (int side = 1; side <= 2; side++) {
+                const ptx_operand *f = &x->operands[side], *g = &x->operands[3 - side];
+                if (f->kind != PTX_OPND_REG || g->kind != PTX_OPND_REG) continue;
+                uint64_t pf = 0, pg = 0;
+                int budget = 32;
+                memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
+                index_chain(v, kf, f->u.reg, seen, &budget, &pf);
+                memset(seen, 0, (size_t)(nregs > 0 ? nregs : 1));
+                budget = 32;
+                index_chain(v, kf, g->u.reg, seen, &budget, &pg);
+                bool bounded = false;
+                for (int32_t r = 0; r < nregs; r++)
+                    if (seen[r]) {
+                        squared |= cmp_with[r] & pf;
+                        bounded |= cmp_with[r] != 0;
+                    }
+                if (pf && !bounded) kf->index_launch[p] |= launch_dims_of(v, seen, nregs);
+            }
+        }
+        uint64_t own = 1ull << p; /* the buffer's own pointer */
+        /* a pointer in a struct (a matrix with its sizes): a value compared with several
+         * bounds (`row < A.height`, `row < C.height`) is bounded by those of its own struct */
+        uint64_t mine = 0;
+        for (uint32_t t = 0; t < kf->nslots && t < MAX_SLOTS; t++)
+            if (kf->slots[t].param == kf->slots[p].param) mine |= 1ull << t;
+        mine &= ~own; /* other fields of the buffer's struct; none for a plain pointer */
+        if (compared & mine) {
+            compared &= mine;
+            squared &= mine;
+        }
+        kf->index_scalars[p] = (read_in | compared) & ~own;
+        kf->index_squared[p] = squared & ~own;
+    }
+    free(seen);
+    free(any);
+    free(cmp_with);
+    free(root);
+    return true;
+}
+
 /* ---- the module --------------------------------------------------------------------------------- */
 
 bool gr_facts_find(const ptx_module *m, gr_facts *out, gr_error *err) {
@@ -402,7 +783,8 @@ bool gr_facts_find(const ptx_module *m, gr_facts *out, gr_error *err) {
         sregs_of(m, f, seen, kf->sreg_dims);
         kernel_view v;
         bool oom = false;
-        if (view_build(m, fn, &v, &oom)) ok = note_arrays(&v, kf) && note_guards(&v, kf);
+        if (view_build(m, fn, &v, &oom))
+            ok = note_arrays(&v, kf) && note_guards(&v, kf) && note_index_scalars(&v, kf);
         else if (oom) ok = false;
         view_free(&v);
     }
@@ -419,6 +801,10 @@ void gr_facts_free(gr_facts *f) {
         for (uint32_t a = 0; a < f->kernels[k].narrays; a++) free(f->kernels[k].arrays[a].accesses);
         free(f->kernels[k].arrays);
         free(f->kernels[k].guards);
+        free(f->kernels[k].slots);
+        free(f->kernels[k].index_scalars);
+        free(f->kernels[k].index_squared);
+        free(f->kernels[k].index_launch);
     }
     free(f->kernels);
     memset(f, 0, sizeof *f);

@@ -12,7 +12,8 @@
  *       loaded-value: a value loaded from a parameter's buffer against an immediate
  *                     (`if (data[i] == 42)`), the magic values an input generator should try;
  *     with, when one outcome makes the thread leave the kernel at once (an early return), the
- *     comparison under which it goes on.
+ *     comparison under which it goes on;
+ *   - per buffer parameter, the parameters its indices are computed from or bounded by.
  *
  * Forms are read flow-insensitively (affine.h) with block-uniform values as atoms (uniform.h).
  * Facts are observations, not proofs: nothing here skips a check. gr_barrier_points is the
@@ -45,6 +46,11 @@ typedef struct gr_fact_access {
     bool thread_only;
     int64_t tid_coef[3];
     int64_t constant;
+    /* When the offset is not exact (`known` false) but reads as those thread terms plus the
+     * constant plus some multiple of `row_step` bytes the analysis cannot tell (`temp[pout][tid]`
+     * with `pout` flipping between rows: 4*tid.x + 1024*?): row_step > 0 and thread_only set.
+     * A bound, not a proof: only a caller that knows the array's rows can use it. */
+    int64_t row_step;
 } gr_fact_access;
 
 typedef struct gr_fact_array {
@@ -79,6 +85,11 @@ typedef struct gr_fact_guard {
     char index[GR_FACT_TEXT]; /* index-bound: the thread index's form */
 } gr_fact_guard;
 
+typedef struct gr_fact_slot {
+    int32_t param;   /* the kernel parameter */
+    uint32_t offset; /* bytes into it (a struct's field) */
+} gr_fact_slot;
+
 typedef struct gr_kernel_facts {
     const char *name;
     int32_t function;   /* index into the module's functions */
@@ -87,6 +98,22 @@ typedef struct gr_kernel_facts {
     uint32_t narrays;
     gr_fact_guard *guards;
     uint32_t nguards;
+    /* The values the kernel reads from its parameter space (a parameter, or a field of a
+     * struct passed by value at `offset`), at most 64. Per slot s whose pointer the kernel
+     * accesses memory through (index_scalars[s], nslots entries; NULL when the kernel cannot
+     * be read): bit t for each slot t read into those accesses' offsets or compared with a value
+     * the offsets are computed from (`a[row * k + i]` under `row < m` and `i < k`: m and k).
+     * Which of them are integer scalars is the caller's to say; indices loaded from memory are
+     * not followed. index_squared: of those, the ones a value compared with them is multiplied
+     * by (`row * n + col` under `row < n`): the offsets reach n * n. */
+    gr_fact_slot *slots;
+    uint32_t nslots;
+    uint64_t *index_scalars;
+    uint64_t *index_squared;
+    /* and per slot: a parameter multiplied by a thread or block coordinate that no comparison
+     * bounds (`a[threadIdx.y * lda + threadIdx.x]`): bit d for %tid.d, 3 + d for %ctaid.d; the
+     * offsets reach lda * blockDim.y */
+    uint8_t *index_launch;
 } gr_kernel_facts;
 
 typedef struct gr_facts {

@@ -404,7 +404,14 @@ bool gr_kernel_list_build_with(const ptx_module *m, const char *source,
         else module_shared += ptx_var_size(v);
     }
 
-    bool ok = true;
+    /* comment-free copies of the texts, for the declarations of structs passed by value */
+    int ntexts = 1 + nincluded;
+    char **blanked = calloc((size_t)ntexts, sizeof *blanked);
+    bool ok = blanked != NULL;
+    for (int t = 0; ok && t < ntexts; t++) {
+        const char *src = t == 0 ? source : included[t - 1];
+        if (src && !(blanked[t] = blank_comments(src))) ok = false;
+    }
     for (int i = 0; i < m->nfunctions && ok; i++) {
         const ptx_function *fn = &m->functions[i];
         if (!fn->is_entry || !fn->has_body) continue;
@@ -435,6 +442,11 @@ bool gr_kernel_list_build_with(const ptx_module *m, const char *source,
         }
         if (decl) k->source_line = decl->line;
         ok = k->ptx_name && k->name && k->qualified && build_params(k, decl, dm_params, err);
+        ok = ok && gr_shared_decls_find((const char *const *)blanked, ntexts, &k->shared_decls,
+                                         &k->nshared_decls, err);
+        for (int p = 0; ok && p < k->nparams; p++)
+            if (k->params[p].kind == GR_PARAM_AGGREGATE)
+                ok = gr_struct_layout((const char *const *)blanked, ntexts, &k->params[p], err);
         if (!ok) break;
         if (!k->pretty) {
             gr_strbuf sb = GR_STRBUF_INIT;
@@ -463,6 +475,8 @@ bool gr_kernel_list_build_with(const ptx_module *m, const char *source,
         }
     }
     free_decls(decls, ndecls);
+    for (int t = 0; blanked && t < ntexts; t++) free(blanked[t]);
+    free(blanked);
     if (!ok) {
         gr_kernel_list_free(out);
         if (!gr_error_failed(err)) gr_fail(err, GR_ERR_NOMEM, "out of memory");
@@ -478,8 +492,13 @@ void gr_kernel_list_free(gr_kernel_list *list) {
             free(k->params[p].name);
             free(k->params[p].c_type);
             free(k->params[p].elem_type);
+            gr_struct_fields_free(k->params[p].fields, k->params[p].nfields);
+            free(k->params[p].fields);
+            free(k->params[p].layout_note);
         }
         free(k->params);
+        for (int d = 0; d < k->nshared_decls; d++) free(k->shared_decls[d].name);
+        free(k->shared_decls);
         free(k->ptx_name);
         free(k->name);
         free(k->qualified);

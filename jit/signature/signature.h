@@ -19,6 +19,18 @@ typedef enum gr_param_kind {
     GR_PARAM_AGGREGATE, /* a struct or array passed by value (.b8 name[N]) */
 } gr_param_kind;
 
+/* One field of a struct passed by value, from the struct's declaration in the source. Members
+ * of nested structs and lanes of vector types are fields of their own ("pos.x"); arrays are
+ * left undescribed. */
+typedef struct gr_struct_field {
+    char *name;        /* "data", "pos.x" */
+    char *c_type;      /* "float *", "int" */
+    char *elem_type;   /* pointers: the pointee type ("float"), else NULL */
+    uint32_t offset;   /* bytes from the struct's start */
+    uint32_t size;
+    bool is_pointer;
+} gr_struct_field;
+
 typedef struct gr_kernel_param {
     char *name;        /* from the source; "arg<N>" when unknown */
     char *c_type;      /* "const float *", "int"; NULL when unknown */
@@ -28,7 +40,22 @@ typedef struct gr_kernel_param {
     int align;
     uint8_t ptx_type;  /* ptx_type of the .param (b8 for aggregates) */
     bool name_from_source;
+    /* aggregates: the fields, when the declaration was found and its layout agrees with the
+     * PTX parameter's size and alignment; otherwise NULL and `layout_note` says why */
+    gr_struct_field *fields;
+    int nfields;
+    char *layout_note;
 } gr_kernel_param;
+
+/* A `__shared__ T name[A][B]...` array declared in the source with constant extents (numbers and
+ * `#define NAME number` macros, + - * / and parentheses): its name and the extent of its last
+ * dimension, the row a thread index runs along (`temp[pout][tid]` stays in a row of B). */
+typedef struct gr_shared_decl {
+    char *name;
+    uint64_t row;      /* elements in the last dimension */
+    uint64_t elements; /* in the whole array */
+    int ndims;
+} gr_shared_decl;
 
 typedef struct gr_kernel_sig {
     const ptx_function *fn; /* the .entry in the module */
@@ -42,6 +69,9 @@ typedef struct gr_kernel_sig {
     int nparams;
     uint64_t static_shared_bytes; /* module and function-scope .shared variables it can see */
     bool uses_dynamic_shared;     /* an .extern .shared array is declared in the module */
+    /* multi-dimensional __shared__ arrays declared in the source (and its included files) */
+    gr_shared_decl *shared_decls;
+    int nshared_decls;
 } gr_kernel_sig;
 
 typedef struct gr_kernel_list {
@@ -66,6 +96,21 @@ void gr_kernel_list_free(gr_kernel_list *list);
  * the module must hold exactly one kernel; otherwise the error lists the choices. */
 const gr_kernel_sig *gr_kernel_select(const gr_kernel_list *list, const char *name,
                                       gr_error *err);
+
+/* The fields of aggregate parameter `p` from the declaration of its struct in `texts` (sources
+ * with comments blanked; NULL entries skipped): sets p->fields / p->nfields, or p->layout_note
+ * when the declaration is missing or disagrees with the PTX size or alignment. Fails only for
+ * lack of memory. */
+bool gr_struct_layout(const char *const *texts, int ntexts, gr_kernel_param *p, gr_error *err);
+void gr_struct_fields_free(gr_struct_field *fields, int n);
+
+/* The multi-dimensional `__shared__` arrays declared in `texts` (comment-free sources, NULL
+ * entries skipped), appended to *out / *n. Fails only for lack of memory. */
+bool gr_shared_decls_find(const char *const *texts, int ntexts, gr_shared_decl **out, int *n,
+                          gr_error *err);
+/* The declaration of PTX shared variable `ptx_name` ("_ZZ4scanE4temp" is scan's `temp`), or
+ * NULL; when several arrays share the name, NULL unless they agree. */
+const gr_shared_decl *gr_shared_decl_of(const gr_kernel_sig *sig, const char *ptx_name);
 
 /* Itanium C++ demangling of a PTX symbol; NULL when `mangled` is not a mangled name.
  * The caller frees the result. */

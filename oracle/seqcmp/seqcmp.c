@@ -90,10 +90,12 @@ typedef struct run_slot {
 
 static gr_seqcmp_tolerance tolerance_of(const gr_spec *spec, const gr_input_buffer *b) {
     gr_seqcmp_tolerance t = {0};
-    if (spec && b->param >= 0 && b->param < spec->nparams && spec->params[b->param].has_tolerance) {
-        const gr_param_spec *p = &spec->params[b->param];
-        t = (gr_seqcmp_tolerance){true, p->tol_abs, p->tol_rel, p->tol_ulp};
-    }
+    if (!spec || b->param < 0 || b->param >= spec->nparams) return t;
+    const gr_param_spec *p = &spec->params[b->param];
+    for (int e = spec->nparams; e < spec->nentries; e++) /* a struct's pointer field: its own entry */
+        if (spec->params[e].parent == b->param && b->name && strcmp(spec->params[e].name, b->name) == 0)
+            p = &spec->params[e];
+    if (p->has_tolerance) t = (gr_seqcmp_tolerance){true, p->tol_abs, p->tol_rel, p->tol_ulp};
     return t;
 }
 

@@ -168,6 +168,101 @@ Test(hints, halo_cells_do_not_shrink_the_block) {
     inferred_free(&x);
 }
 
+/* Double buffering: `buf[pout][tid]` with `pout` flipping between 0 and 1 is no affine offset, so
+ * PTX (one flat array of 2 x 128 ints) alone would allow blocks of 256 that write into the other
+ * half; the declaration's rows bound the block. */
+Test(hints, a_thread_index_along_a_row_is_bounded_by_the_row) {
+    inferred x;
+    infer("#define HALF 64\n"
+          "extern \"C\" __global__ void scan(const int *in, int *out) {\n"
+          "  __shared__ int buf[2][HALF * 2];\n"
+          "  int tid = threadIdx.x, pout = 0;\n"
+          "  buf[pout][tid] = in[tid];\n"
+          "  __syncthreads();\n"
+          "  for (int o = 1; o < blockDim.x; o *= 2) {\n"
+          "    pout = 1 - pout;\n"
+          "    buf[pout][tid] = buf[1 - pout][tid] + (tid >= o ? buf[1 - pout][tid - o] : 0);\n"
+          "    __syncthreads();\n"
+          "  }\n"
+          "  out[tid] = buf[pout][tid];\n"
+          "}\n",
+          &x, true);
+    cr_expect_eq(x.hints.block_max[0], 128, "rows of HALF * 2 ints");
+    cr_expect(strstr(x.hints.block_max_why, "buf (1024 bytes, rows of 128)"), "%s",
+              x.hints.block_max_why);
+    extents e = sample(&x, 500);
+    cr_expect_eq(e.block_max[0], 128, "%u (%d decoded)", e.block_max[0], e.decoded);
+    inferred_free(&x);
+    /* a flat one-dimensional array keeps its whole size */
+    infer("extern \"C\" __global__ void flat(const int *in, int *out) {\n"
+          "  __shared__ int buf[256];\n"
+          "  buf[threadIdx.x] = in[threadIdx.x];\n"
+          "  __syncthreads();\n"
+          "  out[threadIdx.x] = buf[blockDim.x - 1 - threadIdx.x];\n"
+          "}\n",
+          &x, true);
+    cr_expect_eq(x.hints.block_max[0], 256);
+    inferred_free(&x);
+}
+
+/* `A[row * k + i]` under `row < m` and `i < k`: A holds m * k elements; a square matrix indexed
+ * `row * n + col` under `row < n` holds n * n. The scalars stay small enough for the products. */
+Test(hints, buffer_lengths_follow_the_scalars_their_indices_use) {
+    inferred x;
+    infer("extern \"C\" __global__ void mm(const float *A, const float *B, float *C, int m, int n, int k) {\n"
+          "  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "  if (row < m && col < n) {\n"
+          "    float s = 0.0f;\n"
+          "    for (int i = 0; i < k; ++i) s += A[row * k + i] * B[i * n + col];\n"
+          "    C[row * n + col] = s;\n"
+          "  }\n"
+          "}\n",
+          &x, true);
+    cr_expect_str_eq(gr_expr_text(x.spec.params[0].length), "max(min(max(1024, 4 * threads), 22369621), m * k)");
+    cr_expect_str_eq(gr_expr_text(x.spec.params[1].length), "max(min(max(1024, 4 * threads), 22369621), n * k)");
+    cr_expect_str_eq(gr_expr_text(x.spec.params[2].length), "max(min(max(1024, 4 * threads), 22369621), m * n)");
+    uint64_t state = 11;
+    uint8_t *g = malloc(gr_codec_genome_size(&x.codec));
+    cr_assert_not_null(g);
+    int big = 0;
+    for (int round = 0; round < 300; round++) {
+        for (size_t i = 0; i < gr_codec_genome_size(&x.codec); i++) g[i] = (uint8_t)mix(&state);
+        gr_input in;
+        gr_error err = GR_ERROR_INIT;
+        cr_assert(gr_codec_decode(&x.codec, g, gr_codec_genome_size(&x.codec), &in, &err), "%s", err.message);
+        int64_t m = gr_scalar_as_i64(in.args[3].type, in.args[3].bits);
+        int64_t n = gr_scalar_as_i64(in.args[4].type, in.args[4].bits);
+        int64_t k = gr_scalar_as_i64(in.args[5].type, in.args[5].bits);
+        cr_expect(m <= 256 && n <= 256 && k <= 256, "products of two stay within 2^16: %lld %lld %lld",
+                  (long long)m, (long long)n, (long long)k);
+        cr_expect_geq(in.buffers[0].count, (uint64_t)(m * k));
+        cr_expect_geq(in.buffers[1].count, (uint64_t)(n * k));
+        cr_expect_geq(in.buffers[2].count, (uint64_t)(m * n));
+        big += (uint64_t)(m * n) > 4 * gr_input_threads(&in);
+        gr_input_free(&in);
+    }
+    cr_expect_gt(big, 0, "some launches have more matrix than 4 elements per thread");
+    free(g);
+    inferred_free(&x);
+    infer("extern \"C\" __global__ void add(const float *a, const float *b, float *c, int n) {\n"
+          "  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "  if (row < n && col < n) c[row * n + col] = a[row * n + col] + b[row * n + col];\n"
+          "}\n",
+          &x, true);
+    for (int p = 0; p < 3; p++)
+        cr_expect_str_eq(gr_expr_text(x.spec.params[p].length),
+                         "max(min(max(1024, 4 * threads), 22369621), n * n)");
+    inferred_free(&x);
+    /* a row index no comparison bounds: the block's extent is the other factor */
+    infer("extern \"C\" __global__ void tile(float *a, int lda) {\n"
+          "  a[threadIdx.y * lda + threadIdx.x] *= 2.0f;\n"
+          "}\n",
+          &x, true);
+    cr_expect_str_eq(gr_expr_text(x.spec.params[0].length),
+                     "max(min(max(1024, 4 * threads), 67108864), min(lda * blockDim.y, 67108864))");
+    inferred_free(&x);
+}
+
 Test(hints, the_kernels_own_extent_check_fixes_the_block) {
     inferred x;
     infer("extern \"C\" __global__ void fixed(float *a, int n) {\n"
@@ -410,6 +505,21 @@ Test(triage, a_long_loop_the_tools_scalars_bound_is_a_warning_an_endless_one_an_
              "--runs 300 --stop-on-first");
     cr_assert_not_null(r.report, "%s", r.out);
     cr_expect_eq(count(&r, "error", "hang"), 1, "an endless loop whatever n is:\n%s", r.out);
+    fuzz_free(&r);
+}
+
+/* A kernel that guards its indices with the scalars that size its buffers: with lengths that
+ * follow those scalars nothing is out of bounds (before, lengths of 4 per thread against
+ * n x n matrices reported out-of-bounds warnings). */
+Test(triage, a_kernel_whose_buffers_follow_its_scalars_reports_nothing, .timeout = 240) {
+    fuzz_result r = fuzz("extern \"C\" __global__ void transpose(const float *in, float *out, int w, int h) {\n"
+                         "  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                         "  if (x < w && y < h) out[x * h + y] = in[y * w + x];\n"
+                         "}\n",
+                         "--runs 1500");
+    cr_assert_not_null(r.report, "%s", r.out);
+    cr_expect_eq(r.status, 0, "%s", r.out);
+    cr_expect_eq(json_array_size(json_object_get(r.report, "findings")), 0, "%s", r.out);
     fuzz_free(&r);
 }
 
