@@ -189,7 +189,7 @@ static bool lay_out_member(layout *L, const char *type, bool is_const, const cha
         is_array = true;
     }
     uint32_t size, align;
-    const char *vbase = NULL;
+    const char *vbase = NULL; /* a vector type's lanes, when it is one */
     uint32_t vsize = 0;
     int lanes = 0;
     bool scalar_known = false;
