@@ -196,7 +196,8 @@ int gr_gpu_count(void) {
     return count;
 }
 
-gr_backend *gr_gpu_backend_new(const gr_gpu_options *o, gr_error *err) {
+/* A backend with options `o` (NULL: the defaults) and nothing else yet. */
+static gpu_backend *backend_alloc(const gr_gpu_options *o, gr_error *err) {
     gpu_backend *g = calloc(1, sizeof *g);
     if (!g) {
         gr_fail(err, GR_ERR_NOMEM, "out of memory");
@@ -205,6 +206,12 @@ gr_backend *gr_gpu_backend_new(const gr_gpu_options *o, gr_error *err) {
     g->base.ops = &gpu_ops;
     if (o) g->opt = *o;
     else gr_gpu_options_default(&g->opt);
+    return g;
+}
+
+gr_backend *gr_gpu_backend_new(const gr_gpu_options *o, gr_error *err) {
+    gpu_backend *g = backend_alloc(o, err);
+    if (!g) return NULL;
     char why[300];
     if (!gr_cu_load(&g->cu, why, sizeof why)) {
         gr_fail(err, GR_ERR_UNSUPPORTED, "no usable GPU: %s", why);
@@ -1205,14 +1212,8 @@ static void gpu_free(gr_backend *b) {
 
 gr_backend *gr_gpu_backend_attach(const gr_gpu_options *o, const gr_cu *cu, CUcontext ctx,
                                   gr_error *err) {
-    gpu_backend *g = calloc(1, sizeof *g);
-    if (!g) {
-        gr_fail(err, GR_ERR_NOMEM, "out of memory");
-        return NULL;
-    }
-    g->base.ops = &gpu_ops;
-    if (o) g->opt = *o;
-    else gr_gpu_options_default(&g->opt);
+    gpu_backend *g = backend_alloc(o, err);
+    if (!g) return NULL;
     g->cu = *cu;
     g->cu.lib = NULL; /* the caller's: not closed here */
     g->attached = true;

@@ -715,15 +715,22 @@ static void emit_cold_check(gr_strbuf *cold, const char *line, size_t len, const
 
 /* "mov.u32 DST, %dynamic_smem_size;" (optionally guarded) becomes a load of the user's
  * dynamic shared size from the launch parameters. False for any other shape. */
-static bool emit_user_dynamic_size(gr_strbuf *out, const char *s, size_t len) {
-    char guard[64] = "", dst[64];
+/* The instruction of a line after its guard ("@%p1 " or "@!%p1 "), which goes into `guard`. */
+static const char *split_guard(const char *s, size_t len, char *guard, size_t n) {
     const char *p = s, *end = s + len;
+    guard[0] = '\0';
     if (p < end && *p == '@') {
         size_t g = 0;
-        while (p < end && *p != ' ' && *p != '\t' && g + 1 < sizeof guard) guard[g++] = *p++;
+        while (p < end && *p != ' ' && *p != '\t' && g + 1 < n) guard[g++] = *p++;
         guard[g] = '\0';
         while (p < end && (*p == ' ' || *p == '\t')) p++;
     }
+    return p;
+}
+
+static bool emit_user_dynamic_size(gr_strbuf *out, const char *s, size_t len) {
+    char guard[64], dst[64];
+    const char *p = split_guard(s, len, guard, sizeof guard);
     int used = 0;
     if (sscanf(p, "mov.u32 %63[^, \t] , %%dynamic_smem_size ;%n", dst, &used) != 1 &&
         sscanf(p, "mov.b32 %63[^, \t] , %%dynamic_smem_size ;%n", dst, &used) != 1)
@@ -737,14 +744,8 @@ static bool emit_user_dynamic_size(gr_strbuf *out, const char *s, size_t len) {
  * "mov.u32 DST, %nctaid.D;" becomes the whole grid's extent, both from the launch parameters.
  * False for any other shape (the module then cannot run in slices). */
 static bool emit_sliced_grid_read(gr_strbuf *out, const char *s, size_t len) {
-    char guard[64] = "", dst[64], type[8], reg[16];
-    const char *p = s, *end = s + len;
-    if (p < end && *p == '@') {
-        size_t g = 0;
-        while (p < end && *p != ' ' && *p != '\t' && g + 1 < sizeof guard) guard[g++] = *p++;
-        guard[g] = '\0';
-        while (p < end && (*p == ' ' || *p == '\t')) p++;
-    }
+    char guard[64], dst[64], type[8], reg[16];
+    const char *p = split_guard(s, len, guard, sizeof guard);
     int used = 0;
     if (sscanf(p, "mov.%3[ub]32 %63[^, \t] , %%%15[a-z].%n", type, dst, reg, &used) != 3 || used == 0)
         return false;
