@@ -218,9 +218,9 @@ static bool ensure_dir(const char *dir, gr_error *err) {
     return gr_fail(err, GR_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
 }
 
-/* Writes the module's PTX into the folder once (UNIT-HASH.ptx). */
-static bool save_module(const char *dir, const gr_record_module *m, gr_error *err) {
+bool gr_save_module_ptx(const char *dir, const gr_record_module *m, gr_error *err) {
     if (*m->file) return true;
+    if (!gr_make_dirs(dir, err)) return false;
     char name[320];
     const char *unit = m->unit ? m->unit : "module";
     const char *slash = strrchr(unit, '/');
@@ -230,6 +230,7 @@ static bool save_module(const char *dir, const gr_record_module *m, gr_error *er
     struct stat st;
     bool ok = !path.oom && (stat(gr_strbuf_cstr(&path), &st) == 0 ||
                             gr_write_file_atomic(gr_strbuf_cstr(&path), m->ptx, m->ptx_len, err));
+    if (path.oom) gr_fail(err, GR_ERR_NOMEM, "out of memory");
     gr_strbuf_free(&path);
     if (ok && !(*m->file = strdup(name))) ok = gr_fail(err, GR_ERR_NOMEM, "out of memory");
     return ok;
@@ -269,8 +270,7 @@ gr_record_outcome gr_recorder_add(gr_recorder *r, const char *ptx_name, const ch
                      "to keep more; the launches are still checked)",
                      display, k->seeds, k->seed_bytes, r->dir);
         out = GR_RECORD_LEFT_OUT;
-    } else if (!ensure_dir(r->dir, err) || !ensure_dir(gr_strbuf_cstr(&kdir), err) ||
-               !save_module(r->dir, m, err)) {
+    } else if (!gr_save_module_ptx(r->dir, m, err) || !ensure_dir(gr_strbuf_cstr(&kdir), err)) {
         out = GR_RECORD_FAILED;
     } else {
         gr_witness w = {0};

@@ -72,6 +72,11 @@ typedef enum gr_record_outcome {
     GR_RECORD_FAILED,       /* could not be written: `err` says why */
 } gr_record_outcome;
 
+/* Writes a module's PTX into `dir` (created if missing) once, as UNIT-HASH.ptx: what a report
+ * reads source lines from and what replay runs. `*file` gets the file's name; nothing is done
+ * when it is already set. */
+bool gr_save_module_ptx(const char *dir, const gr_record_module *m, gr_error *err);
+
 void gr_recorder_init(gr_recorder *r, const char *dir, uint64_t max_per_kernel,
                       uint64_t bytes_per_kernel, const char *backend);
 /* Saves `in`, a launch of kernel `ptx_name` (`display` names it in the witness), unless it

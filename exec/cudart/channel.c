@@ -54,6 +54,28 @@ static bool write_json(const char *dir, const char *name, json_t *doc, gr_error 
     return ok;
 }
 
+void gr_run_launch_record_init(gr_run_launch_record *r, int pid, uint64_t launch,
+                               uint64_t kernel_call, const char *kernel, const char *module,
+                               const gr_launch *L, const gr_launch_result *res) {
+    memset(r, 0, sizeof *r);
+    r->pid = pid;
+    r->launch = launch;
+    r->kernel_call = kernel_call;
+    r->kernel = (char *)kernel;
+    r->module = (char *)(module ? module : "");
+    r->grid = L->grid;
+    r->block = L->block;
+    r->shared = L->dynamic_shared;
+    r->warp_model = L->warp_model == GR_WARP_LOCKSTEP ? "lockstep" : "its";
+    r->checked = L->detect;
+    r->confirmed_by_hb = res->confirmed_by_hb;
+    r->partial = res->partial_note[0] ? (char *)res->partial_note : NULL;
+    r->status = res->status;
+    r->findings = res->findings;
+    r->nfindings = res->nfindings;
+    r->dropped = res->findings_dropped;
+}
+
 bool gr_run_launch_write(const char *dir, const gr_run_launch_record *r, gr_error *err) {
     json_t *o = json_object();
     json_object_set_new(o, "pid", json_integer(r->pid));

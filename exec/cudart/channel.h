@@ -99,6 +99,12 @@ typedef struct gr_run_counters {
     uint64_t unchecked;           /* --backend gpu: launches run as the program made them */
 } gr_run_counters;
 
+/* The fields both runtimes fill alike from a launch and its result (pointers, not copies; the
+ * caller sets schedule, detector, backend, buffers and witness). */
+void gr_run_launch_record_init(gr_run_launch_record *r, int pid, uint64_t launch,
+                               uint64_t kernel_call, const char *kernel, const char *module,
+                               const gr_launch *L, const gr_launch_result *res);
+
 bool gr_run_launch_write(const char *dir, const gr_run_launch_record *r, gr_error *err);
 bool gr_run_launch_read(const char *path, gr_run_launch_record *r, gr_error *err);
 void gr_run_launch_free(gr_run_launch_record *r);

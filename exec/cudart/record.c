@@ -55,27 +55,10 @@ static bool ensure_dir(const char *dir, gr_error *err) {
     return gr_fail(err, GR_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
 }
 
-/* Writes the module's PTX into `dir` once (UNIT-HASH.ptx); `*file` gets the file's name. */
-static bool save_module_into(const char *dir, cr_module *m, char **file, gr_error *err) {
-    if (*file || !dir) return true;
-    if (!ensure_dir(dir, err)) return false;
-    char name[320];
-    const char *unit = m->unit ? m->unit : "module";
-    const char *slash = strrchr(unit, '/');
-    snprintf(name, sizeof name, "%s-%016" PRIx64 ".ptx", slash ? slash + 1 : unit, m->hash);
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *path = malloc(n);
-    if (!path) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
-    snprintf(path, n, "%s/%s", dir, name);
-    struct stat st;
-    bool ok = stat(path, &st) == 0 || gr_write_file_atomic(path, m->ptx, m->ptx_len, err);
-    free(path);
-    if (ok) *file = strdup(name);
-    return ok && *file;
-}
-
 bool cr_save_module(cr_process *p, cr_module *m, gr_error *err) {
-    return save_module_into(p->cfg.findings_dir, m, &m->file, err);
+    if (!p->cfg.findings_dir) return true;
+    gr_record_module rm = {m->ptx, m->ptx_len, m->hash, m->unit, m->options, &m->file};
+    return gr_save_module_ptx(p->cfg.findings_dir, &rm, err);
 }
 
 /* ---- findings ------------------------------------------------------------------------------ */
@@ -263,24 +246,10 @@ void cr_record_launch(cr_process *p, const cr_kernel *k, const gr_launch *L,
     }
     char sched[64];
     gr_schedule_format(&L->schedule, sched, sizeof sched);
-    gr_run_launch_record r = {0};
-    r.pid = p->pid;
-    r.launch = p->launches;
-    r.kernel_call = k->calls;
-    r.kernel = k->name;
-    r.module = m->file ? m->file : "";
-    r.grid = L->grid;
-    r.block = L->block;
-    r.shared = L->dynamic_shared;
+    gr_run_launch_record r;
+    gr_run_launch_record_init(&r, p->pid, p->launches, k->calls, k->name, m->file, L, res);
     r.schedule = sched;
     r.detector = !L->detect ? "none" : L->detector == GR_DETECTOR_HB ? "hb" : "fsm";
-    r.warp_model = L->warp_model == GR_WARP_LOCKSTEP ? "lockstep" : "its";
-    r.checked = L->detect;
-    r.confirmed_by_hb = res->confirmed_by_hb;
-    r.status = res->status;
-    r.findings = res->findings;
-    r.nfindings = res->nfindings;
-    r.dropped = res->findings_dropped;
     r.buffers = (gr_run_buffer *)buffers;
     r.nbuffers = nbuffers;
     r.witness = witness;

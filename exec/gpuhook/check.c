@@ -182,20 +182,9 @@ static bool remember(gh_process *p, uint64_t sig) {
 
 /* Writes the unit's PTX into the findings folder once: the report reads source lines from it. */
 static bool save_unit(gh_process *p, gh_unit *u, gr_error *err) {
-    if (u->file || !p->cfg.findings_dir) return true;
-    if (!gr_make_dirs(p->cfg.findings_dir, err)) return false;
-    char name[320];
-    const char *unit = u->name ? u->name : "module";
-    const char *slash = strrchr(unit, '/');
-    snprintf(name, sizeof name, "%s-%016" PRIx64 ".ptx", slash ? slash + 1 : unit, u->hash);
-    size_t n = strlen(p->cfg.findings_dir) + strlen(name) + 2;
-    char *path = malloc(n);
-    if (!path) return gr_fail(err, GR_ERR_NOMEM, "out of memory");
-    snprintf(path, n, "%s/%s", p->cfg.findings_dir, name);
-    bool ok = gr_write_file_atomic(path, u->ptx, u->ptx_len, err);
-    free(path);
-    if (ok) u->file = strdup(name);
-    return ok;
+    if (!p->cfg.findings_dir) return true;
+    gr_record_module m = {u->ptx, u->ptx_len, u->hash, u->name, NULL, &u->file};
+    return gr_save_module_ptx(p->cfg.findings_dir, &m, err);
 }
 
 static void print_findings(const gh_kernel *k, const gr_launch_result *res) {
@@ -224,25 +213,11 @@ static void record(gh_process *p, gh_kernel *k, gh_unit *u, const gr_launch *L,
                  err.message ? err.message : "I/O error");
         gr_error_clear(&err);
     }
-    gr_run_launch_record r = {0};
-    r.pid = p->pid;
-    r.launch = p->launches;
-    r.kernel_call = k->calls;
-    r.kernel = k->name;
-    r.module = u->file ? u->file : "";
-    r.grid = L->grid;
-    r.block = L->block;
-    r.shared = L->dynamic_shared;
+    gr_run_launch_record r;
+    gr_run_launch_record_init(&r, p->pid, p->launches, k->calls, k->name, u->file, L, res);
     r.schedule = "gpu";
     r.backend = "gpu";
-    r.partial = res->partial_note[0] ? (char *)res->partial_note : NULL;
     r.detector = "fsm";
-    r.warp_model = L->warp_model == GR_WARP_LOCKSTEP ? "lockstep" : "its";
-    r.checked = true;
-    r.status = res->status;
-    r.findings = res->findings;
-    r.nfindings = res->nfindings;
-    r.dropped = res->findings_dropped;
     if (!gr_run_launch_write(p->cfg.run_dir, &r, &err)) {
         print_findings(k, res); /* never lose a finding */
         gh_fatal(p, "not-saved", k->name, "cannot save a launch record: %s",
