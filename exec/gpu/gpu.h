@@ -151,22 +151,18 @@ typedef struct gr_gpu_prep_stats {
  * Launches with more threads than the detector numbers (GR_FSM_MAX_THREADS) run as slices of
  * their grid when the module was built with grid_slices (the result's partial_note says so). */
 struct gr_cu;
-/* cuda.h's handle types, named without the header (CUcontext, CUstream, CUfunction) */
+/* cuda.h's handle types, named without the header (CUcontext, CUstream) */
 struct CUctx_st;
 struct CUstream_st;
-struct CUfunc_st;
 gr_backend *gr_gpu_backend_attach(const gr_gpu_options *o, const struct gr_cu *cu,
                                   struct CUctx_st *ctx, gr_error *err);
 bool gr_gpu_module_add(gr_backend *b, const ptx_module *m, int *index, gr_error *err);
-const gr_gpu_prep_stats *gr_gpu_module_stats(const gr_backend *b, int index);
 bool gr_gpu_track(gr_backend *b, uint64_t addr, uint64_t size, gr_error *err);
 void gr_gpu_untrack(gr_backend *b, uint64_t addr);
 /* One launch of a kernel of module `module` on the program's `stream`; l->args[i].data are the
  * program's own kernel parameter pointers. Waits for it. */
 bool gr_gpu_launch_on(gr_backend *b, int module, const gr_launch *l, struct CUstream_st *stream,
                       gr_launch_result *out, gr_error *err);
-bool gr_gpu_module_function(gr_backend *b, int module, const char *kernel, struct CUfunc_st **f,
-                            gr_error *err);
 /* The instrumented module's copy of the user's variable `name`. */
 bool gr_gpu_module_global(gr_backend *b, int module, const char *name, uint64_t *addr,
                           size_t *size);

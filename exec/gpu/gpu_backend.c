@@ -1244,11 +1244,6 @@ bool gr_gpu_module_add(gr_backend *b, const ptx_module *m, int *index, gr_error 
     return true;
 }
 
-const gr_gpu_prep_stats *gr_gpu_module_stats(const gr_backend *b, int index) {
-    const gpu_backend *g = (const gpu_backend *)b;
-    return index >= 0 && index < g->nmods ? &g->mods[index]->prep : NULL;
-}
-
 bool gr_gpu_track(gr_backend *b, uint64_t addr, uint64_t size, gr_error *err) {
     gpu_backend *g = (gpu_backend *)b;
     if (g->nallocs == g->allocs_cap) {
@@ -1328,14 +1323,6 @@ bool gr_gpu_launch_on(gr_backend *b, int module, const gr_launch *l, CUstream st
     }
     g->cur = g->mods[module];
     return launch_in(g, l, stream, out, err);
-}
-
-bool gr_gpu_module_function(gr_backend *b, int module, const char *kernel, CUfunction *f,
-                            gr_error *err) {
-    gpu_backend *g = (gpu_backend *)b;
-    if (module < 0 || module >= g->nmods) return gr_fail(err, GR_ERR_USAGE, "no module %d", module);
-    CU_TRY(g, g->cu.ModuleGetFunction(f, g->mods[module]->mod, kernel), "finding the kernel", err);
-    return true;
 }
 
 bool gr_gpu_module_global(gr_backend *b, int module, const char *name, uint64_t *addr,

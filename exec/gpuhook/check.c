@@ -348,7 +348,6 @@ bool gh_check_launch(gh_process *p, const gh_launch *l, CUresult *result) {
         return launch_unchecked(p);
     }
     if (++k->calls == 1) p->kernels_launched++;
-    bool ran = false;
     if (!selected(p, k->name) || (p->cfg.max_checked && p->checked >= p->cfg.max_checked)) {
         gh_publish_counters(p, false);
         return false;
@@ -406,7 +405,6 @@ bool gh_check_launch(gh_process *p, const gh_launch *l, CUresult *result) {
         gr_error_clear(&err);
         return launch_unchecked(p);
     }
-    ran = true;
     bool lost = gr_gpu_is_dead(gpu, dead, sizeof dead);
     if (!lost) {
         copy_variables(p, gpu, im, u, *module, l->stream, false);
@@ -423,5 +421,5 @@ bool gh_check_launch(gh_process *p, const gh_launch *l, CUresult *result) {
     gh_publish_counters(p, false);
     /* a trap or fault ends the context as it would have without gpurace */
     *result = lost ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS;
-    return ran;
+    return true;
 }
